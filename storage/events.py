@@ -1,0 +1,87 @@
+"""The in-process event bus: the indexer publishes what changed, the protocol layer listens.
+
+The indexer runs in worker threads; listeners are asyncio tasks. ``publish`` is
+thread-safe and hands each change set to every listener's own event loop.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import threading
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True, slots=True)
+class ChangeSet:
+    """URIs whose documents appeared, disappeared, or changed content."""
+
+    added: frozenset[str] = frozenset()
+    removed: frozenset[str] = frozenset()
+    changed: frozenset[str] = frozenset()
+
+    def __bool__(self) -> bool:
+        return bool(self.added or self.removed or self.changed)
+
+    @property
+    def list_changed(self) -> bool:
+        return bool(self.added or self.removed)
+
+
+@dataclass(eq=False)
+class Listener:
+    """One listener's queue; ``None`` in it means the bus closed (server shutdown)."""
+
+    loop: asyncio.AbstractEventLoop
+    queue: asyncio.Queue[ChangeSet | None] = field(default_factory=asyncio.Queue)
+
+
+class EventBus:
+    def __init__(self) -> None:
+        self._listeners: set[Listener] = set()
+        self._lock = threading.Lock()
+        self._closed = False
+
+    def listen(self) -> Listener:
+        """Register a listener on the running loop; pair with :meth:`unlisten`."""
+        listener = Listener(asyncio.get_running_loop())
+        with self._lock:
+            self._listeners.add(listener)
+        return listener
+
+    def unlisten(self, listener: Listener) -> None:
+        with self._lock:
+            self._listeners.discard(listener)
+
+    @property
+    def listener_count(self) -> int:
+        with self._lock:
+            return len(self._listeners)
+
+    def publish(self, changes: ChangeSet) -> None:
+        if changes:
+            self._deliver(changes)
+
+    def end(self, listener: Listener) -> None:
+        """End one listener's stream (e.g. its session was deleted)."""
+        with contextlib.suppress(RuntimeError):  # its loop has closed already
+            listener.loop.call_soon_threadsafe(listener.queue.put_nowait, None)
+        self.unlisten(listener)
+
+    def close(self) -> None:
+        """Tell every listener the server is stopping, so open streams end gracefully."""
+        self._closed = True
+        self._deliver(None)
+
+    @property
+    def closed(self) -> bool:
+        return self._closed
+
+    def _deliver(self, changes: ChangeSet | None) -> None:
+        with self._lock:
+            listeners = list(self._listeners)
+        for listener in listeners:
+            try:
+                listener.loop.call_soon_threadsafe(listener.queue.put_nowait, changes)
+            except RuntimeError:  # that loop has closed; its owner is gone
+                self.unlisten(listener)

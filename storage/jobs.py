@@ -1,0 +1,486 @@
+"""Reindex jobs: requests recorded in the database and run, one at a time, by a worker thread.
+
+A reindex can take minutes, so a request only records a job and returns its
+id; one worker thread per process runs the jobs in request order. Each state
+change (queued → running → succeeded / failed / interrupted), the counts,
+the progress and the per-file errors are written to the ``jobs`` table, so a
+job can be watched while it runs and stays as history after a restart.
+
+Rules (the admin API documents them to operators):
+
+* **One at a time.** Jobs run strictly one after another, so two passes never
+  compete for a shelf or for the conversion pool. A running job is never
+  interrupted or changed by a new request.
+* **Coalescing.** A request whose target — one shelf, or all shelves — already
+  has a *queued* job (not yet running) is merged into that job and gets its id:
+  paths are united (no paths means the whole shelf and absorbs any list), and
+  ``force`` is or-ed. A request arriving while its target's job *runs* queues a
+  new job that runs after it.
+* **Recovery.** Jobs left queued or running by a process that is gone (same
+  host, pid no longer alive, or our own pid from an earlier life) are marked
+  ``interrupted`` at start-up; their rows are kept.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import socket
+import threading
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import PurePosixPath
+
+from sqlalchemy import func, select
+
+from storage.database import Database
+from storage.indexer import FileError, Indexer, IndexReport
+from storage.models import Job
+
+log = logging.getLogger(__name__)
+
+ReportObserver = Callable[[IndexReport, float], None]
+"""Told about every finished pass (its report and wall-clock seconds), e.g. to update metrics."""
+
+COUNT_NAMES = ("seen", "added", "changed", "removed", "unchanged", "failed")
+
+
+class JobState:
+    """Values of :attr:`Job.state`."""
+
+    QUEUED = "queued"
+    RUNNING = "running"
+    SUCCEEDED = "succeeded"  # the pass ran to its end; single files may still have failed
+    FAILED = "failed"  # the pass itself raised; ``message`` says why
+    INTERRUPTED = "interrupted"  # the process stopped before the job finished
+
+    PENDING = (QUEUED, RUNNING)
+    ALL = (QUEUED, RUNNING, SUCCEEDED, FAILED, INTERRUPTED)
+
+
+class UnknownShelf(LookupError):
+    """A job names a shelf this process does not serve."""
+
+
+class _Stopping(Exception):
+    """Raised from the progress callback to end a pass early when the process shuts down."""
+
+
+def normalize_path(raw: str) -> str:
+    """A shelf-relative POSIX path in canonical form; ValueError says what is wrong."""
+    if "\x00" in raw:
+        raise ValueError(f"path {raw!r} contains a NUL character")
+    if raw.startswith("/"):
+        raise ValueError(
+            f"path {raw!r} is absolute: paths are relative to the shelf's root, "
+            "e.g. 'guides/intro.md'"
+        )
+    parts = [part for part in raw.split("/") if part not in ("", ".")]
+    if ".." in parts:
+        raise ValueError(f"path {raw!r} contains '..': paths must stay inside the shelf")
+    if not parts:
+        raise ValueError(
+            f"path {raw!r} names the shelf's root: leave paths out to reindex the whole shelf"
+        )
+    return str(PurePosixPath(*parts))
+
+
+@dataclass(frozen=True, slots=True)
+class JobRequest:
+    """What to reindex: ``shelf`` None = every shelf; ``paths`` None = the whole shelf."""
+
+    shelf: str | None = None
+    paths: tuple[str, ...] | None = None
+    force: bool = False
+
+    def merged(self, other: JobRequest) -> JobRequest:
+        """This request widened by ``other`` (same target): paths united, force or-ed."""
+        paths = (
+            None
+            if self.paths is None or other.paths is None
+            else tuple(sorted({*self.paths, *other.paths}))
+        )
+        return JobRequest(self.shelf, paths, self.force or other.force)
+
+
+@dataclass(frozen=True, slots=True)
+class Submission:
+    job_id: int
+    coalesced: bool  # True: merged into a job that was already queued
+
+
+@dataclass(frozen=True, slots=True)
+class JobRecord:
+    """A job as stored; times are timezone-aware UTC."""
+
+    id: int
+    shelf: str | None
+    paths: tuple[str, ...] | None
+    force: bool
+    trigger: str
+    owner: str
+    requests: int
+    state: str
+    requested_at: datetime
+    started_at: datetime | None
+    finished_at: datetime | None
+    seen: int
+    added: int
+    changed: int
+    removed: int
+    unchanged: int
+    failed: int
+    progress_done: int
+    progress_total: int
+    errors: tuple[FileError, ...]
+    message: str | None
+
+    @property
+    def finished(self) -> bool:
+        return self.state not in JobState.PENDING
+
+
+def _utc(value: datetime | None) -> datetime | None:
+    if value is not None and value.tzinfo is None:  # SQLite keeps no zone; we always store UTC
+        return value.replace(tzinfo=UTC)
+    return value
+
+
+def _record(job: Job) -> JobRecord:
+    requested = _utc(job.requested_at)
+    assert requested is not None
+    return JobRecord(
+        id=job.id,
+        shelf=job.shelf,
+        paths=tuple(job.paths) if job.paths is not None else None,
+        force=job.force,
+        trigger=job.trigger,
+        owner=job.owner,
+        requests=job.requests,
+        state=job.state,
+        requested_at=requested,
+        started_at=_utc(job.started_at),
+        finished_at=_utc(job.finished_at),
+        seen=job.seen,
+        added=job.added,
+        changed=job.changed,
+        removed=job.removed,
+        unchanged=job.unchanged,
+        failed=job.failed,
+        progress_done=job.progress_done,
+        progress_total=job.progress_total,
+        errors=tuple(FileError(e["path"], e["reason"], e["message"]) for e in job.errors or ()),
+        message=job.message,
+    )
+
+
+def process_owner() -> str:
+    """This process's name in ``Job.owner``: ``host:pid``."""
+    return f"{socket.gethostname()}:{os.getpid()}"
+
+
+def _owner_is_gone(owner: str, me: str) -> bool:
+    """Whether the process named ``owner`` can no longer be running its jobs.
+
+    Only processes on this host can be checked; another host's jobs are left
+    alone. Our own pid counts as gone: a fresh process has no jobs in memory, so
+    a row with its pid comes from an earlier process that had the same pid (a
+    restarted container, typically).
+    """
+    host, _, pid_text = owner.rpartition(":")
+    if host != me.rpartition(":")[0] or not pid_text.isdigit():
+        return False
+    if owner == me:
+        return True
+    try:
+        os.kill(int(pid_text), 0)
+    except ProcessLookupError:
+        return True
+    except PermissionError:  # alive, under another user
+        return False
+    return False
+
+
+class _JobProgress:
+    """Progress over one or more shelves: ``done`` never goes back; ``total`` grows per shelf."""
+
+    def __init__(self, save: Callable[[int, int], None], stopping: threading.Event) -> None:
+        self._save = save
+        self._stopping = stopping
+        self._base = 0
+        self._current_total = 0
+
+    def next_shelf(self) -> None:
+        self._base += self._current_total
+        self._current_total = 0
+
+    def __call__(self, done: int, total: int) -> None:
+        if self._stopping.is_set():
+            raise _Stopping
+        self._current_total = total
+        self._save(self._base + done, self._base + total)
+
+
+class JobRunner:
+    """Queues reindex jobs, runs them on one worker thread, and answers questions about them."""
+
+    def __init__(
+        self,
+        database: Database,
+        indexer: Indexer,
+        *,
+        observer: ReportObserver | None = None,
+        owner: str | None = None,
+    ) -> None:
+        self.database = database
+        self.indexer = indexer
+        self.observer = observer
+        self.owner = owner or process_owner()
+        self._cond = threading.Condition()
+        self._queued: dict[int, JobRequest] = {}  # insertion order = run order
+        self._running: int | None = None
+        self._stopping = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    @property
+    def shelf_names(self) -> list[str]:
+        return list(self.indexer.shelves)
+
+    # -- submitting -----------------------------------------------------------------------
+
+    def validate(self, request: JobRequest) -> JobRequest:
+        """The request with canonical paths; UnknownShelf or ValueError says what is wrong."""
+        if request.shelf is not None and request.shelf not in self.indexer.shelves:
+            raise UnknownShelf(
+                f"unknown shelf {request.shelf!r}; this server has: {', '.join(self.shelf_names)}"
+            )
+        if request.paths is None:
+            return request
+        if request.shelf is None:
+            raise ValueError("paths are relative to a shelf: name the shelf as well")
+        if not request.paths:
+            raise ValueError("paths is empty: leave it out to reindex the whole shelf")
+        paths = tuple(sorted({normalize_path(p) for p in request.paths}))
+        return JobRequest(request.shelf, paths, request.force)
+
+    def submit(self, request: JobRequest, *, trigger: str = "api") -> Submission:
+        """Queue ``request`` (or merge it into its target's queued job) and return the job id."""
+        request = self.validate(request)
+        with self._cond:
+            if self._stopping.is_set():
+                raise RuntimeError("the job runner is shutting down")
+            for job_id, queued in self._queued.items():
+                if queued.shelf == request.shelf:
+                    merged = queued.merged(request)
+                    self._queued[job_id] = merged
+                    with self.database.session() as session:
+                        job = session.get_one(Job, job_id)
+                        job.paths = list(merged.paths) if merged.paths is not None else None
+                        job.force = merged.force
+                        job.requests += 1
+                    return Submission(job_id, coalesced=True)
+            with self.database.session() as session:
+                job = Job(
+                    shelf=request.shelf,
+                    paths=list(request.paths) if request.paths is not None else None,
+                    force=request.force,
+                    trigger=trigger,
+                    owner=self.owner,
+                    requests=1,
+                    state=JobState.QUEUED,
+                    requested_at=datetime.now(UTC),
+                    errors=[],
+                )
+                session.add(job)
+                session.flush()
+                job_id = job.id
+            self._queued[job_id] = request
+            self._ensure_worker()
+            self._cond.notify_all()
+        return Submission(job_id, coalesced=False)
+
+    def wait(self, job_id: int, timeout: float | None = None) -> JobRecord | None:
+        """The job once it has finished, or as it stands when ``timeout`` runs out."""
+        deadline = None if timeout is None else time.monotonic() + timeout
+        with self._cond:
+            while job_id in self._queued or self._running == job_id:
+                remaining = None if deadline is None else deadline - time.monotonic()
+                if remaining is not None and remaining <= 0:
+                    break
+                self._cond.wait(remaining)
+        return self.get(job_id)
+
+    # -- reading --------------------------------------------------------------------------
+
+    def get(self, job_id: int) -> JobRecord | None:
+        with self.database.session() as session:
+            job = session.get(Job, job_id)
+            return _record(job) if job is not None else None
+
+    def recent(self, limit: int = 50, state: str | None = None) -> list[JobRecord]:
+        """The newest jobs first."""
+        query = select(Job).order_by(Job.id.desc()).limit(limit)
+        if state is not None:
+            query = query.where(Job.state == state)
+        with self.database.session() as session:
+            return [_record(job) for job in session.scalars(query)]
+
+    def pending_counts(self) -> dict[str, int]:
+        """How many jobs are queued and running, in any process sharing the database."""
+        query = (
+            select(Job.state, func.count(Job.id))
+            .where(Job.state.in_(JobState.PENDING))
+            .group_by(Job.state)
+        )
+        counts = dict.fromkeys(JobState.PENDING, 0)
+        with self.database.session() as session:
+            counts.update({state: n for state, n in session.execute(query).all()})
+        return counts
+
+    def oldest_pending(self) -> datetime | None:
+        """When this process's oldest queued or running job was requested (None when idle)."""
+        query = select(func.min(Job.requested_at)).where(
+            Job.owner == self.owner, Job.state.in_(JobState.PENDING)
+        )
+        with self.database.session() as session:
+            return _utc(session.scalar(query))
+
+    # -- life cycle -----------------------------------------------------------------------
+
+    def recover(self) -> int:
+        """Mark jobs a dead process left queued or running as interrupted; return how many."""
+        now = datetime.now(UTC)
+        count = 0
+        with self.database.session() as session:
+            for job in session.scalars(select(Job).where(Job.state.in_(JobState.PENDING))):
+                if _owner_is_gone(job.owner, self.owner):
+                    job.state = JobState.INTERRUPTED
+                    job.finished_at = now
+                    job.message = (
+                        f"the process that ran this job ({job.owner}) ended before it finished"
+                    )
+                    count += 1
+        if count:
+            log.warning("marked %d job(s) of an earlier process as interrupted", count)
+        return count
+
+    def close(self, timeout: float = 30.0) -> None:
+        """Stop: queued jobs are marked interrupted, a running one stops at its next batch."""
+        with self._cond:
+            self._stopping.set()
+            abandoned = list(self._queued)
+            self._queued.clear()
+            self._cond.notify_all()
+        self._finish_many(abandoned, "the server shut down before this job started")
+        if self._thread is not None:
+            self._thread.join(timeout)
+
+    def _ensure_worker(self) -> None:
+        if self._thread is None or not self._thread.is_alive():
+            self._thread = threading.Thread(target=self._work, name="docshelf-jobs", daemon=True)
+            self._thread.start()
+
+    # -- the worker -----------------------------------------------------------------------
+
+    def _work(self) -> None:
+        while True:
+            with self._cond:
+                while not self._queued and not self._stopping.is_set():
+                    self._cond.wait()
+                if self._stopping.is_set():
+                    return
+                job_id, request = next(iter(self._queued.items()))
+                del self._queued[job_id]
+                self._running = job_id
+                self._update(job_id, state=JobState.RUNNING, started_at=datetime.now(UTC))
+            try:
+                self._execute(job_id, request)
+            finally:
+                with self._cond:
+                    self._running = None
+                    self._cond.notify_all()
+
+    def _execute(self, job_id: int, request: JobRequest) -> None:
+        started = time.perf_counter()
+        progress = _JobProgress(
+            lambda done, total: self._update(job_id, progress_done=done, progress_total=total),
+            self._stopping,
+        )
+        try:
+            report = self._index(request, progress)
+        except _Stopping:
+            self._finish_many([job_id], "the server shut down while this job ran; run it again")
+            return
+        except Exception as exc:
+            log.exception("reindex job %d failed", job_id)
+            self._update(
+                job_id,
+                state=JobState.FAILED,
+                finished_at=datetime.now(UTC),
+                message=f"{type(exc).__name__}: {exc}",
+            )
+            return
+        elapsed = time.perf_counter() - started
+        job = self.get(job_id)
+        total = job.progress_total if job is not None else 0
+        self._update(
+            job_id,
+            state=JobState.SUCCEEDED,
+            finished_at=datetime.now(UTC),
+            progress_done=total,
+            progress_total=total,
+            errors=[
+                {"path": e.path, "reason": e.reason, "message": e.message} for e in report.errors
+            ],
+            **{name: getattr(report, name) for name in COUNT_NAMES},
+        )
+        log.info(
+            "reindex job %d done in %.1fs: %d files (%d added, %d changed, %d removed, %d failed)",
+            job_id,
+            elapsed,
+            report.seen,
+            report.added,
+            report.changed,
+            report.removed,
+            report.failed,
+        )
+        if self.observer is not None:
+            try:
+                self.observer(report, elapsed)
+            except Exception:  # an observer must never turn a finished job into a failure
+                log.exception("index report observer failed")
+
+    def _index(self, request: JobRequest, progress: _JobProgress) -> IndexReport:
+        report = IndexReport()
+        names: Sequence[str] = [request.shelf] if request.shelf is not None else self.shelf_names
+        for name in names:
+            progress.next_shelf()
+            if request.paths is None:
+                part = self.indexer.reconcile([name], force=request.force, progress=progress)
+            else:
+                # refresh() reports no progress: the job shows 0/N until it is done, then N/N.
+                progress(0, len(request.paths))
+                part = self.indexer.refresh(name, request.paths, force=request.force)
+            report.merge(part)
+        return report
+
+    # -- persistence ----------------------------------------------------------------------
+
+    def _update(self, job_id: int, **values: object) -> None:
+        with self.database.session() as session:
+            job = session.get_one(Job, job_id)
+            for name, value in values.items():
+                setattr(job, name, value)
+
+    def _finish_many(self, job_ids: Sequence[int], message: str) -> None:
+        if not job_ids:
+            return
+        now = datetime.now(UTC)
+        with self.database.session() as session:
+            for job_id in job_ids:
+                job = session.get_one(Job, job_id)
+                job.state = JobState.INTERRUPTED
+                job.finished_at = now
+                job.message = message

@@ -1,0 +1,108 @@
+"""The index: one row per document on a shelf, one per stored representation."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from sqlalchemy import JSON, BigInteger, DateTime, ForeignKey, Index, String, Text, UniqueConstraint
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
+
+
+class Base(DeclarativeBase):
+    pass
+
+
+class DocumentState:
+    """Values of :attr:`Document.state`."""
+
+    READY = "ready"  # every representation stored
+    FAILED = "failed"  # listed and readable as its original; the derived variants are missing
+    ORIGINAL_ONLY = "original"  # no converter handles this type: the original is all there is
+
+
+class Document(Base):
+    __tablename__ = "documents"
+    __table_args__ = (
+        UniqueConstraint("shelf", "path", name="uq_documents_shelf_path"),
+        Index("ix_documents_shelf_mime", "shelf", "mime_type"),
+    )
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    shelf: Mapped[str] = mapped_column(String(64))
+    path: Mapped[str] = mapped_column(String(4096))
+    uri: Mapped[str] = mapped_column(String(8192), unique=True)
+    name: Mapped[str] = mapped_column(String(1024))
+    mime_type: Mapped[str] = mapped_column(String(255))
+    size: Mapped[int] = mapped_column(BigInteger)
+    mtime_ns: Mapped[int] = mapped_column(BigInteger)
+    sha256: Mapped[str] = mapped_column(String(64))
+    title: Mapped[str] = mapped_column(Text)
+    description: Mapped[str | None] = mapped_column(Text)
+    page_count: Mapped[int | None]
+    language: Mapped[str | None] = mapped_column(String(35))
+    facts: Mapped[dict[str, object]] = mapped_column(JSON, default=dict)
+    converter: Mapped[str | None] = mapped_column(
+        String(64)
+    )  # "name:version" that made the variants
+    state: Mapped[str] = mapped_column(String(16), default=DocumentState.READY)
+    error_reason: Mapped[str | None] = mapped_column(String(32))
+    error_message: Mapped[str | None] = mapped_column(Text)
+    modified_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    indexed_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+
+    representations: Mapped[list[Representation]] = relationship(
+        back_populates="document", cascade="all, delete-orphan", order_by="Representation.id"
+    )
+
+
+class Representation(Base):
+    """A derived variant of a document, stored content-addressed in the representation store."""
+
+    __tablename__ = "representations"
+    __table_args__ = (
+        UniqueConstraint("document_id", "mime_type", name="uq_representations_doc_mime"),
+    )
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    document_id: Mapped[int] = mapped_column(
+        ForeignKey("documents.id", ondelete="CASCADE"), index=True
+    )
+    mime_type: Mapped[str] = mapped_column(String(255))
+    size: Mapped[int] = mapped_column(BigInteger)
+    sha256: Mapped[str] = mapped_column(String(64))
+    store_key: Mapped[str] = mapped_column(String(512))
+    converter: Mapped[str] = mapped_column(String(64))
+    converter_version: Mapped[str] = mapped_column(String(32))
+
+    document: Mapped[Document] = relationship(back_populates="representations")
+
+
+class Job(Base):
+    """A reindex request and what became of it (``storage.jobs``); rows stay as history."""
+
+    __tablename__ = "jobs"
+    __table_args__ = (Index("ix_jobs_state", "state"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    shelf: Mapped[str | None] = mapped_column(String(64))  # None: every shelf
+    paths: Mapped[list[str] | None] = mapped_column(JSON)  # None: the whole shelf
+    force: Mapped[bool] = mapped_column(default=False)
+    trigger: Mapped[str] = mapped_column(String(16))  # "api" | "cli"
+    owner: Mapped[str] = mapped_column(String(300))  # "host:pid" of the process that runs it
+    requests: Mapped[int] = mapped_column(default=1)  # how many requests were coalesced into it
+    state: Mapped[str] = mapped_column(String(16))
+    requested_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    started_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    finished_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    seen: Mapped[int] = mapped_column(default=0)
+    added: Mapped[int] = mapped_column(default=0)
+    changed: Mapped[int] = mapped_column(default=0)
+    removed: Mapped[int] = mapped_column(default=0)
+    unchanged: Mapped[int] = mapped_column(default=0)
+    failed: Mapped[int] = mapped_column(default=0)
+    progress_done: Mapped[int] = mapped_column(default=0)
+    progress_total: Mapped[int] = mapped_column(default=0)
+    errors: Mapped[list[dict[str, str]]] = mapped_column(
+        JSON, default=list
+    )  # path, reason, message
+    message: Mapped[str | None] = mapped_column(Text)  # why the job failed or was interrupted

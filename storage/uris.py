@@ -1,0 +1,93 @@
+"""Resource URIs: ``docshelf://{shelf}/{path}`` (DESIGN D3).
+
+``shelf`` is the configured name of a root folder and sits in the URI's
+authority; ``path`` is the store-relative POSIX path, percent-encoded segment by
+segment (RFC 3986 §3.3). A URI depends only on the shelf name and the relative
+path, so it is stable across restarts and reindexing.
+
+Parsing is strict: anything that is not exactly what :func:`build_uri` would
+produce for some valid path is refused, so a URI can never name a file outside
+its shelf (no ``..``, no empty or ``.`` segments, no encoded slashes or NULs).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from urllib.parse import quote, unquote
+
+SCHEME = "docshelf"
+PREFIX = f"{SCHEME}://"
+
+# RFC 3986 pchar minus "%" (which quote() produces itself): unreserved, sub-delims, ":" and "@".
+_SEGMENT_SAFE = "-._~!$&'()*+,;=:@"
+_SHELF_NAME = re.compile(r"^[a-z0-9](?:[a-z0-9._-]{0,62}[a-z0-9])?$")
+_FORBIDDEN_IN_SEGMENT = re.compile(r"[\x00-\x1f\x7f/\\]")
+
+
+class InvalidUri(ValueError):
+    """The string is not a docshelf resource URI."""
+
+
+@dataclass(frozen=True, slots=True)
+class ResourceAddress:
+    """Where a resource lives: a shelf name and a relative POSIX path."""
+
+    shelf: str
+    path: str
+
+    @property
+    def uri(self) -> str:
+        return build_uri(self.shelf, self.path)
+
+
+def is_valid_shelf_name(name: str) -> bool:
+    """Shelf names are lowercase host-like labels, so the URI authority is canonical."""
+    return bool(_SHELF_NAME.match(name))
+
+
+def shelf_name_for(folder_name: str) -> str:
+    """Derive a valid shelf name from a folder name ("My Docs" → "my-docs")."""
+    name = re.sub(r"[^a-z0-9._-]+", "-", folder_name.lower()).strip("-._")
+    return name[:64].rstrip("-._") or "shelf"
+
+
+def _check_segments(path: str) -> list[str]:
+    segments = path.split("/")
+    for segment in segments:
+        if segment in ("", ".", ".."):
+            raise InvalidUri(f"path segment {segment!r} is not allowed in {path!r}")
+        if _FORBIDDEN_IN_SEGMENT.search(segment):
+            raise InvalidUri(f"path segment {segment!r} contains a control character or slash")
+    return segments
+
+
+def build_uri(shelf: str, path: str) -> str:
+    """The URI of ``path`` (relative, POSIX) on ``shelf``."""
+    if not is_valid_shelf_name(shelf):
+        raise InvalidUri(f"invalid shelf name {shelf!r}")
+    segments = _check_segments(path)
+    return PREFIX + shelf + "/" + "/".join(quote(s, safe=_SEGMENT_SAFE) for s in segments)
+
+
+def parse_uri(uri: str) -> ResourceAddress:
+    """Split a docshelf URI into shelf and path; raise :class:`InvalidUri` if it is not one."""
+    if not isinstance(uri, str) or not uri.startswith(PREFIX):
+        raise InvalidUri(f"not a {SCHEME}:// URI: {uri!r}")
+    rest = uri[len(PREFIX) :]
+    shelf, sep, encoded = rest.partition("/")
+    if not sep or not encoded:
+        raise InvalidUri(f"URI has no path: {uri!r}")
+    if "?" in encoded or "#" in encoded:
+        raise InvalidUri(f"URI must not have a query or fragment: {uri!r}")
+    try:
+        segments = [unquote(s, errors="strict") for s in encoded.split("/")]
+    except UnicodeDecodeError as exc:
+        raise InvalidUri(f"URI path is not valid UTF-8: {uri!r}") from exc
+    path = "/".join(segments)
+    if len(segments) != len(path.split("/")):
+        raise InvalidUri(f"encoded slash in URI path: {uri!r}")
+    address = ResourceAddress(shelf, path)
+    if address.uri != uri:  # also validates the shelf name and every segment
+        raise InvalidUri(f"URI is not in canonical form (expected {address.uri!r})")
+    return address
