@@ -1,0 +1,207 @@
+"""Conversion throughput: docshelf's converters against markitdown, same files, same run.
+
+Converts the shared corpus PDFs (reported in pages/s) and the MCP spec ``.mdx``
+pages (MB/s) with docshelf's converters, then with markitdown when it is
+installed (``pip install -e '.[bench]'``), and prints a table with the ratios.
+
+Run: ``python -m bench.bench_convert`` or ``python bench/bench_convert.py``
+(``--help`` for the options). See ``bench/README.md`` for what is measured.
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import json
+import logging
+import os
+import sys
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from pypdf import PasswordType, PdfReader
+
+from converters import convert
+from converters.document import document_json, from_markdown
+from converters.markdown import markdown_facts
+from converters.mdmodel import parse_markdown
+from converters.mdx import mdx_to_markdown
+from converters.textutil import decode_text
+
+# The shared material sits beside the checkout (or where $DOCSHELF_SHARED says).
+SHARED = Path(os.environ.get("DOCSHELF_SHARED", Path(__file__).resolve().parents[2] / "shared"))
+DEFAULT_PDF_DIR = SHARED / "corpus" / "pdf"
+DEFAULT_SPEC_DIR = SHARED / "spec"
+MB = 1_000_000
+
+Convert = Callable[[Path, bytes], object]
+
+
+@dataclass(frozen=True, slots=True)
+class Measurement:
+    """Seconds spent on the files that converted, and how many failed."""
+
+    seconds: float
+    units: float  # pages or MB of the files that converted
+    failures: int
+
+    @property
+    def rate(self) -> float:
+        return self.units / self.seconds if self.seconds > 0 else 0.0
+
+
+def measure(
+    files: Sequence[Path], units: Callable[[Path], float], run: Convert, repeat: int
+) -> Measurement:
+    """Best-of-``repeat`` total time of ``run`` over ``files``."""
+    contents = {path: path.read_bytes() for path in files}
+    best: Measurement | None = None
+    for _ in range(repeat):
+        seconds, done, failures = 0.0, 0.0, 0
+        for path in files:
+            started = time.perf_counter()
+            try:
+                run(path, contents[path])
+            except Exception:  # a failing file is counted, not fatal: this is a benchmark
+                failures += 1
+                continue
+            seconds += time.perf_counter() - started
+            done += units(path)
+        if best is None or seconds < best.seconds:
+            best = Measurement(seconds, done, failures)
+    assert best is not None
+    return best
+
+
+def docshelf_pdf(path: Path, data: bytes) -> object:
+    return convert(data, "application/pdf", path.name)
+
+
+def docshelf_markdown(path: Path, data: bytes) -> object:
+    return convert(data, "text/markdown", path.name)
+
+
+def docshelf_markdown_without_pdf(path: Path, data: bytes) -> object:
+    """What markitdown does for Markdown (and a bit more): no PDF rendering."""
+    document = parse_markdown(mdx_to_markdown(decode_text(data)))
+    facts = markdown_facts(document)
+    return document.text, document_json(from_markdown(facts, document))
+
+
+def markitdown_runner() -> tuple[Convert, Convert] | None:
+    """markitdown's converters for PDF and Markdown, or None when not installed."""
+    try:
+        from markitdown import MarkItDown, StreamInfo
+    except ImportError:
+        return None
+    engine = MarkItDown(enable_plugins=False)
+
+    def pdf(path: Path, data: bytes) -> object:
+        info = StreamInfo(mimetype="application/pdf", extension=".pdf", filename=path.name)
+        return engine.convert_stream(io.BytesIO(data), stream_info=info).markdown
+
+    def markdown(path: Path, data: bytes) -> object:
+        info = StreamInfo(
+            mimetype="text/markdown", extension=".md", filename=path.name, charset="utf-8"
+        )
+        return engine.convert_stream(io.BytesIO(data), stream_info=info).markdown
+
+    return pdf, markdown
+
+
+def pdf_pages(pdfs: Sequence[Path]) -> dict[str, int]:
+    """Page counts from the corpus's files.json (by basename), else our converter's."""
+    pages: dict[str, int] = {}
+    for listing in {path.parent / "files.json" for path in pdfs}:
+        if listing.exists():
+            for entry in json.loads(listing.read_text(encoding="utf-8"))["data"]:
+                pages[Path(entry["path"]).name] = int(entry["pages"])
+    for path in pdfs:
+        if path.name not in pages:
+            facts = convert(path.read_bytes(), "application/pdf", path.name).facts
+            pages[path.name] = facts.page_count or 0
+    return pages
+
+
+def readable_pdfs(pdf_dir: Path) -> list[Path]:
+    """Corpus PDFs that open without a password (both tools get the same set)."""
+    readable = []
+    for path in sorted(pdf_dir.glob("*.pdf")):
+        reader = PdfReader(path)
+        if reader.is_encrypted and reader.decrypt("") == PasswordType.NOT_DECRYPTED:
+            continue
+        readable.append(path)
+    return readable
+
+
+def row(label: str, ours: Measurement, theirs: Measurement | None, unit: str) -> str:
+    ours_text = f"{ours.rate:.2f} {unit}"
+    if theirs is None:
+        return f"| {label:<30} | {ours_text:>14} | {'—':>14} | {'—':>7} |"
+    ratio = ours.rate / theirs.rate if theirs.rate else float("inf")
+    theirs_text = f"{theirs.rate:.2f} {unit}" + (
+        f" ({theirs.failures} failed)" if theirs.failures else ""
+    )
+    return f"| {label:<30} | {ours_text:>14} | {theirs_text:>14} | {ratio:6.2f}x |"
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--pdf-dir", type=Path, default=DEFAULT_PDF_DIR)
+    parser.add_argument("--spec-dir", type=Path, default=DEFAULT_SPEC_DIR)
+    parser.add_argument("--repeat", type=int, default=1, help="best of N passes (default 1)")
+    args = parser.parse_args(argv)
+    logging.getLogger("pdfminer").setLevel(logging.ERROR)
+
+    pdfs = readable_pdfs(args.pdf_dir)
+    pages = pdf_pages(pdfs)
+    specs = sorted(args.spec_dir.glob("*/*.mdx"))
+    spec_bytes = {path: path.stat().st_size / MB for path in specs}
+    total_pages = sum(pages.get(path.name, 0) for path in pdfs)
+    print(
+        f"PDF corpus: {len(pdfs)} files, {total_pages} pages; MDX: {len(specs)} files, "
+        f"{sum(spec_bytes.values()):.3f} MB; best of {args.repeat}"
+    )
+
+    def count_pages(path: Path) -> float:
+        return float(pages.get(path.name, 0))
+
+    def count_mb(path: Path) -> float:
+        return spec_bytes[path]
+
+    docshelf_markdown(specs[0], specs[0].read_bytes())  # warm-up: imports, font discovery
+    ours_pdf = measure(pdfs, count_pages, docshelf_pdf, args.repeat)
+    ours_md = measure(specs, count_mb, docshelf_markdown, args.repeat)
+    ours_md_text = measure(specs, count_mb, docshelf_markdown_without_pdf, args.repeat)
+
+    theirs = markitdown_runner()
+    their_pdf = their_md = None
+    if theirs is None:
+        print("markitdown is not importable (pip install -e '.[bench]'): docshelf figures only")
+    else:
+        their_pdf = measure(pdfs, count_pages, theirs[0], args.repeat)
+        their_md = measure(specs, count_mb, theirs[1], args.repeat)
+
+    print()
+    print(f"| {'workload':<30} | {'docshelf':>14} | {'markitdown':>14} | {'ratio':>7} |")
+    print(f"|{'-' * 32}|{'-' * 15}:|{'-' * 15}:|{'-' * 8}:|")
+    print(row("PDF → text+Markdown+JSON", ours_pdf, their_pdf, "pages/s"))
+    print(row("MDX → text+JSON+rendered PDF", ours_md, their_md, "MB/s"))
+    print(row("MDX → text+JSON (no PDF)", ours_md_text, their_md, "MB/s"))
+    print()
+    print(
+        f"docshelf: PDF {ours_pdf.seconds:.2f} s, MDX {ours_md.seconds:.2f} s "
+        f"({ours_md_text.seconds:.2f} s without rendering)"
+    )
+    if their_pdf is not None and their_md is not None:
+        print(
+            f"markitdown: PDF {their_pdf.seconds:.2f} s ({their_pdf.failures} failed), "
+            f"MDX {their_md.seconds:.2f} s ({their_md.failures} failed)"
+        )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,120 @@
+"""CSV and TSV sources (dialect sniffed).
+
+Derived: text/markdown (a GFM table), application/json (the table, and the
+rows as objects keyed by the header under ``data``), application/pdf
+(rendered), and text/plain, the file as it is (decoded to UTF-8). The first
+row is the header: that is what CSV files overwhelmingly do, and guessing
+otherwise (``csv.Sniffer.has_header``) is wrong as often as it is right.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from pathlib import PurePosixPath
+from typing import Any
+
+from converters.assemble import assemble
+from converters.base import (
+    APPLICATION_JSON,
+    APPLICATION_PDF,
+    TEXT_MARKDOWN,
+    TEXT_PLAIN,
+    ConversionError,
+    ConversionResult,
+    Facts,
+    base_mime_type,
+)
+from converters.document import DocumentData, document_json
+from converters.mdmodel import Table
+from converters.render_pdf import render_markdown_pdf
+from converters.textutil import check_size, decode_text, markdown_heading, markdown_table
+
+CSV_MIME_TYPES = frozenset({"text/csv", "application/csv", "text/tab-separated-values"})
+CSV_EXTENSIONS = frozenset({".csv", ".tsv", ".tab"})
+#: How much of the file the dialect sniffer looks at.
+SNIFF_BYTES = 16 * 1024
+_DELIMITERS = ",;\t|"
+_TAB_EXTENSIONS = frozenset({".tsv", ".tab"})
+
+
+class CsvConverter:
+    """Converts delimited tables."""
+
+    name = "csv"
+    version = "1"
+
+    def accepts(self, mime_type: str, extension: str) -> bool:
+        return base_mime_type(mime_type) in CSV_MIME_TYPES or extension in CSV_EXTENSIONS
+
+    def convert(self, data: bytes, mime_type: str, filename: str) -> ConversionResult:
+        check_size(data)
+        text = decode_text(data)
+        path = PurePosixPath(filename)
+        rows = read_rows(text, path.suffix.lower())
+        header, body = (rows[0], rows[1:]) if rows else ([], [])
+        keys = unique_keys(header, max((len(row) for row in rows), default=0))
+        records = [_record(keys, row) for row in body]
+        table = Table(
+            header=tuple(keys),
+            rows=tuple(tuple(row) + ("",) * (len(keys) - len(row)) for row in body),
+        )
+        facts = Facts(
+            description=_describe(keys, len(body)),
+            metadata={"rows": str(len(body)), "columns": str(len(keys))},
+        )
+        markdown = f"{markdown_heading(1, path.name or 'Table')}\n\n{markdown_table(keys, body)}"
+        return assemble(
+            mime_type,
+            facts,
+            {
+                TEXT_PLAIN: lambda: text.encode("utf-8"),
+                TEXT_MARKDOWN: lambda: markdown.encode("utf-8"),
+                APPLICATION_JSON: lambda: document_json(
+                    DocumentData(facts=facts, sections=(), tables=(table,), data=records)
+                ),
+                APPLICATION_PDF: lambda: render_markdown_pdf(markdown),
+            },
+        )
+
+
+def read_rows(text: str, extension: str) -> list[list[str]]:
+    """All non-blank rows, in the sniffed dialect."""
+    dialect = sniff_dialect(text[:SNIFF_BYTES], extension)
+    try:
+        return [row for row in csv.reader(io.StringIO(text, newline=""), dialect) if any(row)]
+    except csv.Error as exc:
+        raise ConversionError("corrupt", f"unreadable CSV: {exc}") from exc
+
+
+def sniff_dialect(sample: str, extension: str) -> type[csv.Dialect] | csv.Dialect:
+    """The sample's dialect; Excel's (tab-separated for .tsv) when it is not clear."""
+    try:
+        return csv.Sniffer().sniff(sample, delimiters=_DELIMITERS)
+    except csv.Error:
+        return csv.excel_tab if extension in _TAB_EXTENSIONS else csv.excel
+
+
+def unique_keys(header: list[str], width: int) -> list[str]:
+    """Header cells as object keys: blanks named ``column_N``, repeats suffixed ``_2``..."""
+    keys: list[str] = []
+    seen: set[str] = set()
+    for index in range(max(width, len(header))):
+        base = header[index].strip() if index < len(header) else ""
+        base = base or f"column_{index + 1}"
+        key, suffix = base, 2
+        while key in seen:
+            key, suffix = f"{base}_{suffix}", suffix + 1
+        seen.add(key)
+        keys.append(key)
+    return keys
+
+
+def _record(keys: list[str], row: list[str]) -> dict[str, Any]:
+    """A row as an object; a cell the row does not have is null."""
+    return {key: (row[index] if index < len(row) else None) for index, key in enumerate(keys)}
+
+
+def _describe(keys: list[str], count: int) -> str:
+    shown = ", ".join(keys[:8]) + (", …" if len(keys) > 8 else "")
+    return f"Table of {count} rows and {len(keys)} columns" + (f": {shown}" if shown else "")

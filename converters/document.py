@@ -1,0 +1,105 @@
+"""Build the ``application/json`` representation (schema docshelf.document/v1).
+
+Converters describe a document with :class:`DocumentData`; this module owns
+the wire shape, so that it matches ``schema/document-v1.json`` in one place.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from converters.base import Facts, OutlineEntry
+from converters.mdmodel import CodeBlock, Link, MarkdownDocument, Section, Table
+from converters.schema import DOCUMENT_SCHEMA_NAME
+
+#: Marks "no ``data`` member" (``None`` is a legitimate JSON value: null).
+NO_DATA: Any = object()
+
+
+@dataclass(frozen=True, slots=True)
+class Page:
+    number: int
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class DocumentData:
+    """Everything the JSON representation says; exactly one of pages/sections."""
+
+    facts: Facts
+    pages: Sequence[Page] | None = None
+    sections: Sequence[Section] | None = None
+    links: Sequence[Link] = ()
+    tables: Sequence[Table] = ()
+    code_blocks: Sequence[CodeBlock] = ()
+    data: Any = field(default=NO_DATA)
+
+    def __post_init__(self) -> None:
+        if (self.pages is None) == (self.sections is None):
+            raise ValueError("a document has either pages or sections")
+
+
+def from_markdown(facts: Facts, document: MarkdownDocument) -> DocumentData:
+    """The JSON view of a document whose content lives in Markdown."""
+    return DocumentData(
+        facts=facts,
+        sections=document.sections,
+        links=document.links,
+        tables=document.tables,
+        code_blocks=document.code_blocks,
+    )
+
+
+def document_json(document: DocumentData) -> bytes:
+    """Serialize ``document`` as UTF-8 JSON, indented for people and agents alike."""
+    return json.dumps(
+        document_dict(document), ensure_ascii=False, indent=2, allow_nan=False
+    ).encode("utf-8")
+
+
+def document_dict(document: DocumentData) -> dict[str, Any]:
+    """The JSON object for ``document`` (optional members only when known)."""
+    facts = document.facts
+    out: dict[str, Any] = {
+        "schema": DOCUMENT_SCHEMA_NAME,
+        "title": facts.title,
+    }
+    if facts.description:
+        out["description"] = facts.description
+    if facts.language:
+        out["language"] = facts.language
+    if facts.page_count is not None:
+        out["page_count"] = facts.page_count
+    out["metadata"] = dict(facts.metadata)
+    out["outline"] = [_outline_entry(entry) for entry in facts.outline]
+    if document.pages is not None:
+        out["pages"] = [{"number": page.number, "text": page.text} for page in document.pages]
+    if document.sections is not None:
+        out["sections"] = [
+            {"heading": s.heading, "level": s.level, "text": s.text} for s in document.sections
+        ]
+    if document.links:
+        out["links"] = [{"text": link.text, "href": link.href} for link in document.links]
+    if document.tables:
+        out["tables"] = [_table(table) for table in document.tables]
+    if document.code_blocks:
+        out["code_blocks"] = [
+            {"language": block.language, "code": block.code} for block in document.code_blocks
+        ]
+    if document.data is not NO_DATA:
+        out["data"] = document.data
+    return out
+
+
+def _outline_entry(entry: OutlineEntry) -> Mapping[str, Any]:
+    return {"title": entry.title, "level": entry.level, "page": entry.page}
+
+
+def _table(table: Table) -> Mapping[str, Any]:
+    out: dict[str, Any] = {"header": list(table.header), "rows": [list(row) for row in table.rows]}
+    if table.caption:
+        out["caption"] = table.caption
+    return out

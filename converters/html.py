@@ -1,0 +1,90 @@
+"""HTML sources.
+
+Derived: text/markdown (see :mod:`converters.htmlmd`), and from that Markdown
+text/plain (the visible text), application/json (sections, links, tables) and
+application/pdf (rendered; images are never fetched).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from converters.assemble import assemble
+from converters.base import (
+    APPLICATION_JSON,
+    APPLICATION_PDF,
+    TEXT_MARKDOWN,
+    TEXT_PLAIN,
+    ConversionResult,
+    base_mime_type,
+)
+from converters.document import document_json, from_markdown
+from converters.htmlmd import html_to_markdown
+from converters.markdown import markdown_facts
+from converters.mdmodel import parse_markdown
+from converters.render_pdf import render_markdown_pdf
+from converters.textutil import check_size, decode_text, markdown_heading
+
+HTML_MIME_TYPES = frozenset({"text/html", "application/xhtml+xml"})
+HTML_EXTENSIONS = frozenset({".html", ".htm", ".xhtml"})
+#: ``<meta name=...>`` values kept as metadata.
+META_NAMES = ("author", "description", "keywords", "generator")
+
+
+class HtmlConverter:
+    """Converts HTML pages."""
+
+    name = "html"
+    version = "1"
+
+    def accepts(self, mime_type: str, extension: str) -> bool:
+        return base_mime_type(mime_type) in HTML_MIME_TYPES or extension in HTML_EXTENSIONS
+
+    def convert(self, data: bytes, mime_type: str, filename: str) -> ConversionResult:
+        check_size(data)
+        return convert_html(decode_text(data), mime_type)
+
+
+def convert_html(
+    source: str,
+    mime_type: str,
+    *,
+    title: str | None = None,
+    description: str | None = None,
+    language: str | None = None,
+    metadata: Mapping[str, str] | None = None,
+) -> ConversionResult:
+    """Derive the formats of an HTML document (also used for DOCX via mammoth).
+
+    Explicit facts win over what the page declares (``<title>``, meta
+    description, ``<html lang>``, meta author/keywords/generator).
+    """
+    page = html_to_markdown(source)
+    title = title or page.title or page.first_h1
+    markdown = page.markdown
+    if title and page.first_h1 is None:
+        markdown = f"{markdown_heading(1, title)}\n\n{markdown}"
+    document = parse_markdown(markdown)
+    declared = {name: page.meta[name] for name in META_NAMES if name in page.meta}
+    facts = markdown_facts(
+        document,
+        title=title,
+        description=description or page.meta.get("description"),
+        language=language or page.language,
+        metadata={**declared, **(metadata or {})},
+    )
+    return assemble(
+        mime_type,
+        facts,
+        {
+            TEXT_PLAIN: lambda: document.text.encode("utf-8"),
+            TEXT_MARKDOWN: lambda: markdown.encode("utf-8"),
+            APPLICATION_JSON: lambda: document_json(from_markdown(facts, document)),
+            APPLICATION_PDF: lambda: render_markdown_pdf(
+                markdown,
+                title=facts.title,
+                author=facts.metadata.get("author"),
+                language=facts.language,
+            ),
+        },
+    )

@@ -1,0 +1,190 @@
+"""PDF sources (pypdf): text per page, metadata, outline, recovered structure.
+
+Derived: text/plain (page texts), text/markdown (structure recovered, see
+:mod:`converters.pdfmarkdown`), application/json (pages). Encrypted files are
+opened with the empty user password when that works (owner-password-only
+files), else refused as ``"encrypted"``. A file whose page tree is damaged is
+salvaged by scanning its objects for pages.
+"""
+
+from __future__ import annotations
+
+import io
+import logging
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from pypdf import PageObject, PasswordType, PdfReader
+from pypdf.errors import DependencyError, FileNotDecryptedError
+from pypdf.generic import DictionaryObject, IndirectObject
+
+from converters.assemble import assemble
+from converters.base import (
+    APPLICATION_JSON,
+    APPLICATION_PDF,
+    TEXT_MARKDOWN,
+    TEXT_PLAIN,
+    ConversionError,
+    ConversionResult,
+    Facts,
+    base_mime_type,
+)
+from converters.document import DocumentData, Page, document_json
+from converters.mdmodel import parse_markdown
+from converters.pdflayout import PageLayout, empty_layout, extract_layout
+from converters.pdfmarkdown import pdf_markdown
+from converters.pdfmeta import READ_ERRORS, read_metadata, read_outline
+from converters.textutil import summarize
+
+# pypdf logs a warning for every oddity of a damaged file and for each font it
+# cannot decode; for a server indexing other people's PDFs that is noise, not
+# news. Errors still get through.
+logging.getLogger("pypdf").setLevel(logging.ERROR)
+
+_PDF_MIME_TYPES = frozenset({APPLICATION_PDF, "application/x-pdf"})
+
+
+@dataclass(frozen=True, slots=True)
+class _OpenedPdf:
+    reader: PdfReader
+    pages: tuple[PageObject, ...]
+    declared_page_count: int
+    salvaged: bool
+
+
+class PdfConverter:
+    """Converts PDF documents with pypdf."""
+
+    name = "pdf"
+    version = "1"
+
+    def accepts(self, mime_type: str, extension: str) -> bool:
+        return base_mime_type(mime_type) in _PDF_MIME_TYPES or extension == ".pdf"
+
+    def convert(self, data: bytes, mime_type: str, filename: str) -> ConversionResult:
+        opened = _open(data)
+        reader = opened.reader
+        metadata = read_metadata(reader)
+        outline = read_outline(reader)
+        layouts, unreadable = _layouts(opened.pages)
+        page_count = max(len(layouts), opened.declared_page_count)
+        layouts.extend(empty_layout(number) for number in range(len(layouts) + 1, page_count + 1))
+
+        structured = pdf_markdown(layouts, outline, metadata.title)
+        page_texts = [layout.text for layout in layouts]
+        full_text = "\n\n".join(text for text in page_texts if text) + "\n"
+
+        values = dict(metadata.values)
+        if opened.salvaged:
+            values["recovery"] = (
+                f"page tree unreadable; {len(opened.pages)} of {page_count} pages recovered"
+            )
+        if unreadable:
+            values["unreadable_pages"] = ", ".join(str(number) for number in unreadable)
+        first_heading = structured.headings[0].title if structured.headings else None
+        facts = Facts(
+            title=metadata.title or first_heading,
+            description=metadata.subject or summarize(_first_paragraph(structured.markdown)),
+            page_count=page_count,
+            language=metadata.language,
+            outline=outline or structured.headings,
+            metadata=values,
+        )
+        pages = [
+            Page(layout.number, text) for layout, text in zip(layouts, page_texts, strict=True)
+        ]
+        return assemble(
+            mime_type,
+            facts,
+            {
+                TEXT_PLAIN: lambda: full_text.encode("utf-8"),
+                TEXT_MARKDOWN: lambda: structured.markdown.encode("utf-8"),
+                APPLICATION_JSON: lambda: document_json(DocumentData(facts=facts, pages=pages)),
+                # Only asked for when the file came labelled as something else.
+                APPLICATION_PDF: lambda: data,
+            },
+        )
+
+
+def _open(data: bytes) -> _OpenedPdf:
+    """Open, decrypt with the empty password if needed, and find the pages."""
+    try:
+        reader = PdfReader(io.BytesIO(data), strict=False)
+    except READ_ERRORS as exc:
+        raise ConversionError("corrupt", f"not a readable PDF ({_describe(exc)})") from exc
+    if reader.is_encrypted:
+        try:
+            decrypted = reader.decrypt("")
+        except DependencyError as exc:
+            raise ConversionError("encrypted", f"cannot decrypt: {exc}") from exc
+        except READ_ERRORS as exc:
+            raise ConversionError(
+                "corrupt", f"broken encryption dictionary ({_describe(exc)})"
+            ) from exc
+        if decrypted == PasswordType.NOT_DECRYPTED:
+            raise ConversionError("encrypted", "the PDF needs a password to open")
+    try:
+        pages = tuple(reader.pages)
+        return _OpenedPdf(reader, pages, len(pages), salvaged=False)
+    except FileNotDecryptedError as exc:
+        raise ConversionError("encrypted", "the PDF needs a password to open") from exc
+    except READ_ERRORS as exc:
+        pages = tuple(_scan_for_pages(reader))
+        if not pages:
+            raise ConversionError("corrupt", f"no readable pages ({_describe(exc)})") from exc
+        return _OpenedPdf(reader, pages, max(len(pages), _linearized_page_count(reader)), True)
+
+
+def _layouts(pages: tuple[PageObject, ...]) -> tuple[list[PageLayout], list[int]]:
+    layouts: list[PageLayout] = []
+    unreadable: list[int] = []
+    for number, page in enumerate(pages, start=1):
+        try:
+            layouts.append(extract_layout(page, number))
+        except READ_ERRORS:
+            # One damaged content stream should not cost the other pages.
+            layouts.append(empty_layout(number))
+            unreadable.append(number)
+    return layouts, unreadable
+
+
+def _scan_for_pages(reader: PdfReader) -> Iterator[PageObject]:
+    """Page dictionaries found by walking the cross-reference table, in file order."""
+    found: list[tuple[int, IndirectObject, DictionaryObject]] = []
+    for generation, table in reader.xref.items():
+        for number, offset in table.items():
+            reference = IndirectObject(number, generation, reader)
+            try:
+                obj = reference.get_object()
+            except READ_ERRORS:
+                continue
+            if isinstance(obj, DictionaryObject) and obj.get("/Type") == "/Page":
+                found.append((offset, reference, obj))
+    for _offset, reference, dictionary in sorted(found, key=lambda item: item[0]):
+        page = PageObject(reader, reference)
+        page.update(dictionary)
+        yield page
+
+
+def _linearized_page_count(reader: PdfReader) -> int:
+    """``/N`` of the linearization dictionary: a page count that survives a lost page tree."""
+    for generation, table in reader.xref.items():
+        for number in table:
+            try:
+                obj = IndirectObject(number, generation, reader).get_object()
+            except READ_ERRORS:
+                continue
+            if isinstance(obj, DictionaryObject) and "/Linearized" in obj:
+                count = obj.get("/N")
+                return int(count) if isinstance(count, int) else 0
+    return 0
+
+
+def _first_paragraph(markdown: str) -> str | None:
+    """The first paragraph of body text (headings and page markers skipped)."""
+    return parse_markdown(markdown[:20_000]).first_paragraph
+
+
+def _describe(exc: Exception) -> str:
+    text = str(exc).strip()
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__

@@ -1,0 +1,56 @@
+"""Which converter handles a file, and the one-call entry point.
+
+Converters are tried in priority order; the first whose ``accepts`` says yes
+wins. Binary formats come first (their MIME type is reliable); Markdown comes
+before HTML because a README that opens with an HTML block is still Markdown
+(its extension says so); plain text is the catch-all for ``text/*``. Adding a
+format is one new module and one line in :data:`CONVERTERS`.
+"""
+
+from __future__ import annotations
+
+from pathlib import PurePosixPath
+
+from converters.base import ConversionError, ConversionResult, Converter
+from converters.csv_ import CsvConverter
+from converters.docx import DocxConverter
+from converters.html import HtmlConverter
+from converters.json_ import JsonConverter
+from converters.markdown import MarkdownConverter
+from converters.pdf import PdfConverter
+from converters.text import TextConverter
+
+CONVERTERS: tuple[Converter, ...] = (
+    PdfConverter(),
+    DocxConverter(),
+    MarkdownConverter(),
+    HtmlConverter(),
+    JsonConverter(),
+    CsvConverter(),
+    TextConverter(),
+)
+
+
+def extension_of(filename: str) -> str:
+    """The lowercase extension with its dot (``""`` when there is none)."""
+    return PurePosixPath(filename.replace("\\", "/")).suffix.lower()
+
+
+def find_converter(mime_type: str, filename: str) -> Converter | None:
+    """The first converter, in priority order, that accepts the file."""
+    extension = extension_of(filename)
+    for converter in CONVERTERS:
+        if converter.accepts(mime_type, extension):
+            return converter
+    return None
+
+
+def convert(data: bytes, mime_type: str, filename: str) -> ConversionResult:
+    """Convert with the converter :func:`find_converter` picks.
+
+    Raises :class:`ConversionError` (``"unsupported"`` when no converter accepts).
+    """
+    converter = find_converter(mime_type, filename)
+    if converter is None:
+        raise ConversionError("unsupported", f"no converter for {mime_type} ({filename})")
+    return converter.convert(data, mime_type, filename)

@@ -1,0 +1,505 @@
+"""Render Markdown to PDF: markdown-it tokens → a safe HTML subset → fpdf2.
+
+fpdf2's ``write_html`` as-is is unsafe and brittle on real documents (DESIGN
+§4): it opens ``<img src>`` as a local file or URL (a file-disclosure hole),
+raises on links without a destination, and its core fonts cannot encode
+non-Latin-1 text. So the HTML it gets is written here, from the token stream,
+with only tags we chose: no images (their alt text instead), links only to
+``http(s)``/``mailto``, raw HTML reduced to its text, table cells as plain
+text. Fonts are DejaVu Sans/Mono with fallbacks (see :mod:`converters.fonts`);
+characters no font has become U+FFFD (or ``?`` with the core fonts).
+
+Each top-level block is rendered on its own; a block fpdf2 cannot lay out
+(a table too wide, say) is rendered again as plain text instead of failing the
+document. Output depends on the input alone: the creation date is fixed.
+"""
+
+from __future__ import annotations
+
+import html
+import logging
+import re
+import unicodedata
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from fpdf import FPDF, FontFace, TextStyle
+from fpdf.enums import WrapMode
+from markdown_it.token import Token
+
+from converters.fonts import FontSet, coverage, system_fonts
+from converters.htmltext import html_to_text
+from converters.mdmodel import inline_text, markdown_parser
+from converters.textutil import text_to_markdown
+
+# fpdf2 logs layout notes (unmatched tags, ignored attributes) per document;
+# they are not actionable for the server's operator.
+logging.getLogger("fpdf").setLevel(logging.ERROR)
+
+#: Markdown longer than this is cut at a block boundary before rendering: fpdf2
+#: lays out ~100 KB of text per second, and the full text is in the other variants.
+RENDER_LIMIT_CHARS = 500_000
+
+#: Tables are cut after this many rows: fpdf2 lays out ~600 table rows per second.
+MAX_TABLE_ROWS = 500
+
+#: Rendered PDFs carry this creation date so that output is a function of input.
+FIXED_CREATION_DATE = datetime(1970, 1, 1, tzinfo=UTC)
+
+SAFE_LINK_SCHEMES = ("http://", "https://", "mailto:")
+
+_SANS = "docshelf-sans"
+_MONO = "docshelf-mono"
+_CORE_SANS = "helvetica"
+_CORE_MONO = "courier"
+_CORE_ENCODING = "cp1252"
+_BASE_SIZE_PT = 10
+_CODE_SIZE_PT = 8.5
+_CODE_LINE_MM = 3.9
+_FENCE_LINE = re.compile(r"^[ ]{0,3}(`{3,}|~{3,})(.*)$")
+_TRUNCATION_NOTE = (
+    "*[The PDF rendering stops here; the text and Markdown variants of this "
+    "document hold all of it.]*"
+)
+
+
+@dataclass(frozen=True, slots=True)
+class _Chunk:
+    """One top-level block: its HTML, and its plain text should the HTML fail.
+
+    Code blocks (``code=True``) skip HTML: drawn line by line in the monospace
+    font they render ~25 times faster than through ``write_html``, which
+    matters for long listings such as a pretty-printed JSON file.
+    """
+
+    html: str
+    text: str
+    code: bool = False
+
+
+def render_markdown_pdf(
+    markdown: str,
+    *,
+    title: str | None = None,
+    author: str | None = None,
+    language: str | None = None,
+    fonts: FontSet | None = None,
+) -> bytes:
+    """Render ``markdown`` as an A4 PDF.
+
+    ``title`` becomes the PDF's /Title and, unless the document opens with a
+    level-1 heading, a heading on the first page. ``fonts`` defaults to the
+    fonts found on this machine (:func:`converters.fonts.system_fonts`).
+    """
+    font_set = system_fonts() if fonts is None else fonts
+    source = truncate_for_rendering(markdown.expandtabs(4))
+    glyphs = _Glyphs.for_text(font_set, f"{source}{title or ''}")
+    source = source.translate(glyphs.table)
+    tokens = markdown_parser().parse(source)
+    chunks = _chunks(tokens)
+    opening = next((token for token in tokens if token.type != "front_matter"), None)
+    if title and not (opening and opening.type == "heading_open" and opening.tag == "h1"):
+        clean_title = title.translate(glyphs.table)
+        chunks.insert(0, _Chunk(f"<h1>{_escape(clean_title)}</h1>", clean_title))
+
+    pdf = _ShelfPDF(font_set, glyphs.fallbacks)
+    if title:
+        pdf.set_title(title)
+    if author:
+        pdf.set_author(author)
+    if language:
+        pdf.set_lang(language)
+    pdf.set_creator("docshelf")
+    pdf.add_page()
+    options = _html_options(font_set)
+    for chunk in chunks:
+        pdf.write_chunk(chunk, options)
+    return bytes(pdf.output())
+
+
+def render_text_pdf(text: str, *, title: str | None = None, fonts: FontSet | None = None) -> bytes:
+    """Render plain text (paragraphs and line breaks kept) as a PDF."""
+    return render_markdown_pdf(text_to_markdown(text), title=title, fonts=fonts)
+
+
+def truncate_for_rendering(markdown: str, limit: int = RENDER_LIMIT_CHARS) -> str:
+    """``markdown`` cut to about ``limit`` characters at a block (else line) boundary,
+    with a note saying where the full text is."""
+    if len(markdown) <= limit:
+        return markdown
+    cut = markdown.rfind("\n\n", 0, limit)
+    if cut < limit // 2:
+        cut = markdown.rfind("\n", 0, limit)
+    if cut <= 0:
+        cut = limit
+    head = markdown[:cut]
+    fence = _open_fence(head)
+    if fence:
+        head += f"\n{fence}"
+    return f"{head}\n\n{_TRUNCATION_NOTE}\n"
+
+
+def _open_fence(markdown: str) -> str | None:
+    """The fence of a code block left open at the end of ``markdown``, if any."""
+    fence: str | None = None
+    for line in markdown.split("\n"):
+        match = _FENCE_LINE.match(line)
+        if match is None:
+            continue
+        marker = match.group(1)
+        if fence is None:
+            fence = marker
+        elif marker[0] == fence[0] and len(marker) >= len(fence) and not match.group(2).strip():
+            fence = None
+    return fence
+
+
+@dataclass(frozen=True, slots=True)
+class _Glyphs:
+    """What a text needs from the fonts.
+
+    ``table`` (for ``str.translate``) replaces characters no font can draw;
+    ``fallbacks`` are the fallback fonts that draw something the main font lacks.
+    """
+
+    table: dict[int, str | None]
+    fallbacks: tuple[Path, ...]
+
+    @classmethod
+    def for_text(cls, fonts: FontSet, text: str) -> _Glyphs:
+        characters = set(text)
+        if fonts.sans is None:
+            table = {ord(c): _core_replacement(c) for c in characters if not _core_encodable(c)}
+            return cls(table, ())
+        missing = {ord(c) for c in characters if not c.isspace()} - coverage(fonts.sans.regular)
+        fallbacks: list[Path] = []
+        for path in fonts.fallbacks:
+            if missing & coverage(path):
+                fallbacks.append(path)
+                missing -= coverage(path)
+        table = {
+            code: (None if unicodedata.category(chr(code)) == "Cf" else "\ufffd")
+            for code in missing
+        }
+        return cls(table, tuple(fallbacks))
+
+
+def _core_encodable(char: str) -> bool:
+    if char == "\n":
+        return True
+    try:
+        char.encode(_CORE_ENCODING)
+    except UnicodeEncodeError:
+        return False
+    return char.isprintable() or char == " "
+
+
+def _core_replacement(char: str) -> str | None:
+    return None if unicodedata.category(char) == "Cf" else "?"
+
+
+class _ShelfPDF(FPDF):
+    """FPDF that loads font files on first use and degrades missing styles.
+
+    Parsing a TrueType font costs ~50 ms; a typical page needs two or three of
+    the eight DejaVu faces, so they are added when ``set_font`` first asks.
+    """
+
+    def __init__(self, fonts: FontSet, fallbacks: Sequence[Path] = ()) -> None:
+        super().__init__(format="A4")
+        self.creation_date = FIXED_CREATION_DATE
+        self._font_set = fonts
+        self.set_margins(left=18, top=16, right=18)
+        self.set_auto_page_break(auto=True, margin=16)
+        if fonts.is_core:
+            self.core_fonts_encoding = _CORE_ENCODING
+            self.set_font(_CORE_SANS, size=_BASE_SIZE_PT)
+            return
+        self.set_font(_SANS, size=_BASE_SIZE_PT)
+        fallback_families = [_SANS]
+        for number, path in enumerate(fallbacks):
+            family = f"docshelf-fallback{number}"
+            self.add_font(family, "", str(path))
+            fallback_families.append(family)
+        self.set_fallback_fonts(fallback_families, exact_match=False)
+
+    def set_font(self, family: str | None = None, style: Any = "", size: float = 0) -> None:
+        wanted = (family or self.font_family or "").lower()
+        letters = style if isinstance(style, str) else style.style
+        face = "".join(sorted(c for c in letters.upper() if c in "BI"))
+        self._ensure_font(wanted, face)
+        super().set_font(family, style, size)
+
+    def _ensure_font(self, family: str, face: str) -> None:
+        if family + face in self.fonts:
+            return
+        fonts = self._font_set
+        source = {_SANS: fonts.sans, _MONO: fonts.mono or fonts.sans}.get(family)
+        if source is not None:
+            self.add_font(family, face, str(source.path_for(face)))
+
+    def footer(self) -> None:
+        self.set_y(-11)
+        self.set_font(_CORE_SANS if self._font_set.is_core else _SANS, "", 8)
+        self.set_text_color(128)
+        self.cell(0, 5, str(self.page_no()), align="C")
+        self.set_text_color(0)
+
+    def write_chunk(self, chunk: _Chunk, options: dict[str, Any]) -> None:
+        """Render one block; fall back to its plain text if fpdf2 cannot."""
+        try:
+            if chunk.code:
+                self._write_code(chunk.text)
+            else:
+                self.write_html(chunk.html, **options)
+        except Exception:
+            # fpdf2 raises many types on layouts it cannot do (a table wider than
+            # the page, nested tags in a cell); the block's text still goes in.
+            self._write_plain(chunk.text)
+
+    def _write_code(self, code: str) -> None:
+        """A shaded monospace block; long lines wrap at the character."""
+        self.set_font(_CORE_MONO if self._font_set.is_core else _MONO, "", _CODE_SIZE_PT)
+        self.set_fill_color(243, 243, 243)
+        self.set_x(self.l_margin)
+        self.ln(1.5)
+        columns = max(1, int(self.epw / max(self.get_string_width("0"), 0.01)))
+        for line in code.split("\n") or [""]:
+            pieces = [line[i : i + columns] for i in range(0, len(line), columns)] or [""]
+            for piece in pieces:
+                self.cell(self.epw, _CODE_LINE_MM, piece, fill=True, new_x="LMARGIN", new_y="NEXT")
+        self.ln(2.5)
+        self.set_font(_CORE_SANS if self._font_set.is_core else _SANS, "", _BASE_SIZE_PT)
+
+    def _write_plain(self, text: str) -> None:
+        if not text.strip():
+            return
+        self.set_font(_CORE_SANS if self._font_set.is_core else _SANS, "", _BASE_SIZE_PT - 1)
+        self.set_x(self.l_margin)
+        self.multi_cell(0, 4.5, text, new_x="LMARGIN", new_y="NEXT", wrapmode=WrapMode.CHAR)
+        self.ln(2)
+
+
+def _html_options(fonts: FontSet) -> dict[str, Any]:
+    sans = _CORE_SANS if fonts.is_core else _SANS
+    mono = _CORE_MONO if fonts.is_core else _MONO
+    heading = {1: 20, 2: 16, 3: 13, 4: 11.5, 5: 10.5, 6: 10}
+    styles: dict[str, FontFace] = {
+        f"h{level}": TextStyle(
+            font_family=sans,
+            font_style="B",
+            font_size_pt=size,
+            color="#1f1f1f",
+            t_margin=4 if level > 2 else 6,
+            b_margin=1.5,
+        )
+        for level, size in heading.items()
+    }
+    styles.update(
+        {
+            "code": FontFace(family=mono, size_pt=_BASE_SIZE_PT - 1),
+            "pre": TextStyle(
+                font_family=mono,
+                font_size_pt=_CODE_SIZE_PT,
+                t_margin=2,
+                b_margin=2,
+                fill_color=(243, 243, 243),
+            ),
+            "blockquote": TextStyle(color="#4a4a4a", l_margin=8, t_margin=2, b_margin=2),
+            "a": FontFace(color="#1a4fb0", emphasis="UNDERLINE"),
+            "li": TextStyle(l_margin=6, t_margin=1),
+        }
+    )
+    return {
+        "font_family": sans,
+        "tag_styles": styles,
+        "li_prefix_color": (40, 40, 40),
+        "table_line_separators": True,
+        "warn_on_tags_not_matching": False,
+        "ul_bullet_char": "disc",
+        "image_map": _refuse_image,
+    }
+
+
+def _refuse_image(src: str) -> str:
+    """Never reached (no ``<img>`` is ever emitted); refuses loudly if it were."""
+    raise PermissionError(f"documents may not make the renderer load {src!r}")
+
+
+def _chunks(tokens: Sequence[Token]) -> list[_Chunk]:
+    """Top-level blocks as chunks; a heading shares its chunk with the next block.
+
+    (fpdf2 keeps the space below a heading tight only within one call.)
+    """
+    chunks: list[_Chunk] = []
+    index = 0
+    while index < len(tokens):
+        end = _block_end(tokens, index)
+        if (
+            tokens[index].type == "heading_open"
+            and end < len(tokens)
+            and tokens[end].type not in ("heading_open", "table_open", "fence", "code_block")
+        ):
+            end = _block_end(tokens, end)
+        block = tokens[index:end]
+        if block[0].type in ("fence", "code_block"):
+            chunks.append(_Chunk("", block[0].content.rstrip(), code=True))
+            index = end
+            continue
+        markup = _HtmlWriter().write(block)
+        if markup.strip():
+            chunks.append(_Chunk(markup, _block_text(block)))
+        index = end
+    return chunks
+
+
+def _block_end(tokens: Sequence[Token], index: int) -> int:
+    opening = tokens[index]
+    if opening.nesting != 1:
+        return index + 1
+    for position in range(index + 1, len(tokens)):
+        token = tokens[position]
+        if token.level == opening.level and token.nesting == -1:
+            return position + 1
+    return len(tokens)
+
+
+def _block_text(block: Sequence[Token]) -> str:
+    parts: list[str] = []
+    for token in block:
+        if token.type == "inline":
+            parts.append(inline_text(token.children))
+        elif token.type in ("fence", "code_block"):
+            parts.append(token.content.rstrip("\n"))
+        elif token.type == "html_block":
+            parts.append(html_to_text(token.content))
+    return "\n".join(part for part in parts if part)
+
+
+def _escape(text: str) -> str:
+    return html.escape(text, quote=False)
+
+
+class _HtmlWriter:
+    """Token stream → the HTML subset fpdf2 lays out reliably."""
+
+    def __init__(self) -> None:
+        self.out: list[str] = []
+
+    def write(self, tokens: Sequence[Token]) -> str:
+        index = 0
+        while index < len(tokens):
+            index = self._token(tokens, index)
+        return "".join(self.out)
+
+    def _token(self, tokens: Sequence[Token], index: int) -> int:
+        token = tokens[index]
+        kind = token.type
+        out = self.out
+        if kind == "heading_open":
+            text = " ".join(inline_text(tokens[index + 1].children).split())
+            out.append(f"<{token.tag}>{_escape(text)}</{token.tag}>")
+            return index + 3
+        if kind == "paragraph_open":
+            out.append("" if token.hidden else "<p>")
+        elif kind == "paragraph_close":
+            out.append("" if token.hidden else "</p>")
+        elif kind == "inline":
+            out.append(_inline_html(token.children or []))
+        elif kind in ("bullet_list_open", "list_item_open", "blockquote_open"):
+            out.append(f"<{token.tag}>")
+        elif kind in (
+            "bullet_list_close",
+            "ordered_list_close",
+            "list_item_close",
+            "blockquote_close",
+        ):
+            out.append(f"</{token.tag}>")
+        elif kind == "ordered_list_open":
+            start = token.attrGet("start")
+            out.append(f'<ol start="{int(start)}">' if start is not None else "<ol>")
+        elif kind in ("fence", "code_block"):
+            out.append(f"<pre>{_escape(token.content.rstrip())}</pre>")
+        elif kind == "hr":
+            out.append("<hr>")
+        elif kind == "html_block":
+            text = html_to_text(token.content)
+            if text:
+                out.append(f"<p>{_escape(text)}</p>")
+        elif kind == "table_open":
+            return self._table(tokens, index)
+        return index + 1
+
+    def _table(self, tokens: Sequence[Token], index: int) -> int:
+        rows: list[tuple[bool, list[str]]] = []
+        in_head = False
+        while index < len(tokens) and tokens[index].type != "table_close":
+            token = tokens[index]
+            if token.type == "thead_open":
+                in_head = True
+            elif token.type == "thead_close":
+                in_head = False
+            elif token.type == "tr_open":
+                rows.append((in_head, []))
+            elif token.type == "inline" and rows:
+                rows[-1][1].append(" ".join(inline_text(token.children).split()))
+            index += 1
+        parts = ['<table border="1">']
+        for is_head, cells in rows[: MAX_TABLE_ROWS + 1]:
+            # fpdf2 justifies cell text by default, which spreads short lines.
+            opening = "<th>" if is_head else '<td align="left">'
+            closing = "</th>" if is_head else "</td>"
+            parts.append(
+                "<tr>" + "".join(f"{opening}{_escape(c)}{closing}" for c in cells) + "</tr>"
+            )
+        parts.append("</table>")
+        if len(rows) > MAX_TABLE_ROWS + 1:
+            left_out = len(rows) - MAX_TABLE_ROWS - 1
+            parts.append(f"<p><i>[{left_out} more rows: see the other variants.]</i></p>")
+        self.out.append("".join(parts))
+        return index + 1
+
+
+_INLINE_TAGS = {
+    "strong_open": "<b>",
+    "strong_close": "</b>",
+    "em_open": "<i>",
+    "em_close": "</i>",
+    "s_open": "<s>",
+    "s_close": "</s>",
+}
+
+
+def _inline_html(children: Sequence[Token]) -> str:
+    out: list[str] = []
+    open_links: list[bool] = []
+    for child in children:
+        kind = child.type
+        if kind in ("text", "text_special"):
+            out.append(_escape(child.content))
+        elif kind == "code_inline":
+            out.append(f"<code>{_escape(child.content)}</code>")
+        elif kind == "softbreak":
+            out.append(" ")
+        elif kind == "hardbreak" or (
+            kind == "html_inline" and child.content.lower().startswith("<br")
+        ):
+            out.append("<br>")
+        elif kind in _INLINE_TAGS:
+            out.append(_INLINE_TAGS[kind])
+        elif kind == "link_open":
+            href = str(child.attrGet("href") or "")
+            safe = href.lower().startswith(SAFE_LINK_SCHEMES) and not open_links
+            open_links.append(safe)
+            if safe:
+                out.append(f'<a href="{html.escape(href, quote=True)}">')
+        elif kind == "link_close":
+            if open_links and open_links.pop():
+                out.append("</a>")
+        elif kind == "image":
+            alt = inline_text(child.children) or child.content
+            out.append(f"<i>[{_escape(alt) if alt else 'image'}]</i>")
+    return "".join(out)

@@ -1,0 +1,72 @@
+"""Plain-text sources (and any other textual type nobody else claims: ``text/*``, XML, YAML).
+
+Derived: text/markdown (paragraphs kept, line breaks kept as hard breaks,
+Markdown specials escaped, so it renders back to the same text),
+application/json (one section), application/pdf (rendered), and text/plain
+itself, UTF-8 and cleaned, when the source was another text type.
+"""
+
+from __future__ import annotations
+
+from converters.assemble import assemble
+from converters.base import (
+    APPLICATION_JSON,
+    APPLICATION_PDF,
+    TEXT_MARKDOWN,
+    TEXT_PLAIN,
+    ConversionResult,
+    Facts,
+    base_mime_type,
+)
+from converters.document import document_json, from_markdown
+from converters.mdmodel import parse_markdown
+from converters.render_pdf import render_markdown_pdf
+from converters.textutil import (
+    check_size,
+    decode_text,
+    first_paragraph,
+    summarize,
+    text_to_markdown,
+)
+
+TEXT_EXTENSIONS = frozenset({".txt", ".text", ".log"})
+#: Textual types outside ``text/*`` that have no converter of their own.
+TEXTUAL_MIME_TYPES = frozenset(
+    {
+        "application/xml",
+        "application/yaml",
+        "application/x-yaml",
+        "application/javascript",
+        "application/toml",
+    }
+)
+
+
+class TextConverter:
+    """Converts plain text; the catch-all for ``text/*``."""
+
+    name = "text"
+    version = "1"
+
+    def accepts(self, mime_type: str, extension: str) -> bool:
+        mime = base_mime_type(mime_type)
+        return (
+            mime.startswith("text/") or mime in TEXTUAL_MIME_TYPES or extension in TEXT_EXTENSIONS
+        )
+
+    def convert(self, data: bytes, mime_type: str, filename: str) -> ConversionResult:
+        check_size(data)
+        text = decode_text(data)
+        markdown = text_to_markdown(text)
+        document = parse_markdown(markdown)
+        facts = Facts(description=summarize(first_paragraph(text)))
+        return assemble(
+            mime_type,
+            facts,
+            {
+                TEXT_PLAIN: lambda: text.encode("utf-8"),
+                TEXT_MARKDOWN: lambda: markdown.encode("utf-8"),
+                APPLICATION_JSON: lambda: document_json(from_markdown(facts, document)),
+                APPLICATION_PDF: lambda: render_markdown_pdf(markdown),
+            },
+        )

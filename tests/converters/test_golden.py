@@ -1,0 +1,53 @@
+"""Golden files: the Markdown and plain text of each corpus PDF and some spec pages.
+
+A change in output shows up here as a diff to review. After reviewing it,
+rewrite the files with ``DOCSHELF_UPDATE_GOLDEN=1 pytest tests/converters``
+(and bump the converter's ``version``: storage caches output by it).
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from converters import ConversionResult, convert
+
+from .conftest import CORPUS_PDF, READABLE_PDFS, SPEC, Convert
+
+GOLDEN = Path(__file__).resolve().parent.parent / "golden"
+UPDATE = os.environ.get("DOCSHELF_UPDATE_GOLDEN") == "1"
+GOLDEN_SPEC_PAGES = [
+    "mcp-2026-07-28/server_resources.mdx",
+    "mcp-2026-07-28/extensions_overview.mdx",
+    "mcp-2025-11-25/basic_lifecycle.mdx",
+]
+SUFFIXES = {"text/markdown": ".md", "text/plain": ".txt"}
+
+
+def check(result: ConversionResult, stem: Path) -> None:
+    for mime_type, suffix in SUFFIXES.items():
+        representation = result.get(mime_type)
+        assert representation is not None
+        actual = representation.data.decode("utf-8")
+        path = stem.with_name(stem.name + suffix)
+        if UPDATE:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(actual, encoding="utf-8")
+            continue
+        assert path.exists(), f"no golden file {path}; run with DOCSHELF_UPDATE_GOLDEN=1"
+        assert actual == path.read_text(encoding="utf-8"), f"{path} differs"
+
+
+@pytest.mark.parametrize("name", READABLE_PDFS)
+def test_pdf_matches_golden(name: str, converted: Convert) -> None:
+    check(converted(CORPUS_PDF / name), GOLDEN / "pdf" / Path(name).stem)
+
+
+@pytest.mark.parametrize("page", GOLDEN_SPEC_PAGES)
+def test_spec_page_matches_golden(page: str) -> None:
+    path = SPEC / page
+    # Labelled as MDX, the page gets a Markdown variant: the MDX unwrapped.
+    result = convert(path.read_bytes(), "text/mdx", path.name)
+    check(result, GOLDEN / "spec" / page.replace("/", "__").removesuffix(".mdx"))
