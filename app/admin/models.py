@@ -1,0 +1,273 @@
+"""Request and response bodies of the admin API; they are its OpenAPI description too."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Annotated, Any, Literal
+
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    StringConstraints,
+    field_validator,
+    model_validator,
+)
+
+from storage.jobs import JobRecord, normalize_path
+
+JobStateName = Literal["queued", "running", "succeeded", "failed", "interrupted"]
+DocumentStateName = Literal["ready", "failed", "original"]
+
+MAX_PATHS = 1000
+RelativePath = Annotated[str, StringConstraints(min_length=1, max_length=4096)]
+
+
+class ErrorBody(BaseModel):
+    detail: str = Field(description="What went wrong, and what to do about it.")
+
+
+# -- jobs ---------------------------------------------------------------------------------
+
+
+class ReindexRequest(BaseModel):
+    """What to reindex. An empty body (or ``{}``) reindexes every shelf."""
+
+    model_config = ConfigDict(
+        extra="forbid",
+        strict=True,
+        json_schema_extra={
+            "examples": [{"shelf": "docs", "paths": ["guides/intro.md"], "force": False}]
+        },
+    )
+
+    shelf: Annotated[str, StringConstraints(min_length=1, max_length=64)] | None = Field(
+        default=None, description="A configured shelf name; leave it out for every shelf."
+    )
+    paths: list[RelativePath] | None = Field(
+        default=None,
+        min_length=1,
+        max_length=MAX_PATHS,
+        description="Shelf-relative POSIX paths of files or folders (no leading '/', no '..'); "
+        "leave it out for the whole shelf. Needs `shelf`.",
+    )
+    force: bool = Field(
+        default=False, description="Re-convert files even if they have not changed."
+    )
+
+    @field_validator("paths")
+    @classmethod
+    def _relative(cls, paths: list[str] | None) -> list[str] | None:
+        return None if paths is None else [normalize_path(p) for p in paths]
+
+    @model_validator(mode="after")
+    def _paths_need_a_shelf(self) -> ReindexRequest:
+        if self.paths is not None and self.shelf is None:
+            raise ValueError("paths are relative to a shelf: name the shelf as well")
+        return self
+
+
+class ReindexAccepted(BaseModel):
+    job_id: int
+    coalesced: bool = Field(
+        description="True if the request was merged into a job that was already queued."
+    )
+    href: str = Field(description="Where to follow the job: GET this URL.")
+
+
+class JobCounts(BaseModel):
+    seen: int = Field(description="Files found on disk in the job's scope.")
+    added: int
+    changed: int
+    removed: int
+    unchanged: int
+    failed: int = Field(
+        description="Files whose derived formats are missing: failed now, or still failed "
+        "from an earlier pass (see GET /admin/documents?state=failed)."
+    )
+
+
+class JobProgress(BaseModel):
+    done: int = Field(description="Files handled so far; never decreases.")
+    total: int = Field(
+        description="Files known to the job so far; over several shelves it grows as each "
+        "shelf is walked."
+    )
+
+
+class FileErrorOut(BaseModel):
+    path: str
+    reason: str = Field(description="A short code: encrypted, invalid, timeout, too_large, error…")
+    message: str
+
+
+class JobSummary(BaseModel):
+    id: int
+    state: JobStateName
+    shelf: str | None = Field(description="None: every shelf.")
+    paths: list[str] | None = Field(description="None: the whole shelf.")
+    force: bool
+    trigger: str = Field(description="Who asked: api (REST) or cli (docshelf reindex).")
+    requests: int = Field(description="How many requests were coalesced into this job.")
+    counts: JobCounts
+    progress: JobProgress
+    requested_at: datetime
+    started_at: datetime | None
+    finished_at: datetime | None
+    message: str | None = Field(description="Why the job failed or was interrupted.")
+    error_count: int = Field(description="Files that failed to convert during this job.")
+
+    @classmethod
+    def of(cls, job: JobRecord) -> JobSummary:
+        return cls(**_job_fields(job))
+
+
+class Job(JobSummary):
+    errors: list[FileErrorOut] = Field(description="Files that failed to convert during this job.")
+
+    @classmethod
+    def of(cls, job: JobRecord) -> Job:
+        errors = [FileErrorOut(path=e.path, reason=e.reason, message=e.message) for e in job.errors]
+        return cls(**_job_fields(job), errors=errors)
+
+
+def _job_fields(job: JobRecord) -> dict[str, Any]:
+    return {
+        "id": job.id,
+        "state": job.state,
+        "shelf": job.shelf,
+        "paths": list(job.paths) if job.paths is not None else None,
+        "force": job.force,
+        "trigger": job.trigger,
+        "requests": job.requests,
+        "counts": JobCounts(
+            seen=job.seen,
+            added=job.added,
+            changed=job.changed,
+            removed=job.removed,
+            unchanged=job.unchanged,
+            failed=job.failed,
+        ),
+        "progress": JobProgress(done=job.progress_done, total=job.progress_total),
+        "requested_at": job.requested_at,
+        "started_at": job.started_at,
+        "finished_at": job.finished_at,
+        "message": job.message,
+        "error_count": len(job.errors),
+    }
+
+
+class JobList(BaseModel):
+    jobs: list[JobSummary] = Field(description="Newest first.")
+
+
+# -- status -------------------------------------------------------------------------------
+
+
+class ShelfStatus(BaseModel):
+    name: str
+    root: str
+    documents: int
+
+
+class DocumentCounts(BaseModel):
+    total: int
+    by_mime_type: dict[str, int]
+    by_state: dict[str, int]
+
+
+class StoreStatus(BaseModel):
+    path: str
+    representations: int = Field(description="Distinct stored representations.")
+    bytes: int = Field(description="Their total size.")
+
+
+class JobsStatus(BaseModel):
+    queued: int
+    running: int
+
+
+class Status(BaseModel):
+    version: str
+    uptime_seconds: float
+    ready: bool = Field(description="Whether the start-up index pass has finished (as /readyz).")
+    shelves: list[ShelfStatus]
+    documents: DocumentCounts
+    representation_store: StoreStatus
+    index_lag_seconds: float = Field(
+        description="Seconds since the oldest unfinished indexing work of this process was "
+        "requested (a queued or running reindex job, or the start-up pass); 0 when idle."
+    )
+    jobs: JobsStatus
+    sessions: int = Field(description="Handshake-era MCP sessions open over HTTP.")
+
+
+# -- documents ----------------------------------------------------------------------------
+
+
+class RepresentationOut(BaseModel):
+    mime_type: str
+    size: int
+    sha256: str
+    store_key: str
+    converter: str
+    converter_version: str
+
+
+class LastError(BaseModel):
+    reason: str
+    message: str | None
+
+
+class DocumentSummary(BaseModel):
+    id: int
+    shelf: str
+    path: str
+    uri: str
+    title: str
+    mime_type: str
+    size: int
+    state: DocumentStateName
+    modified_at: datetime
+    indexed_at: datetime
+    representations: int = Field(description="Stored derived representations.")
+    error_reason: str | None
+
+
+class DocumentPage(BaseModel):
+    documents: list[DocumentSummary]
+    next_cursor: str | None = Field(
+        description="Pass as `cursor` for the next page; None at the end."
+    )
+
+
+class DocumentDetail(BaseModel):
+    id: int
+    shelf: str
+    path: str
+    uri: str
+    name: str
+    title: str
+    description: str | None
+    mime_type: str
+    size: int
+    sha256: str
+    mtime_ns: int
+    page_count: int | None
+    language: str | None
+    facts: dict[str, Any] = Field(description="What conversion learned: metadata, outline.")
+    converter: str | None = Field(description="'name:version' of the converter that made them.")
+    state: DocumentStateName
+    modified_at: datetime
+    indexed_at: datetime
+    representations: list[RepresentationOut]
+    last_error: LastError | None
+
+
+class RepresentationsDropped(BaseModel):
+    document_id: int
+    dropped: int = Field(description="How many stored representations were removed.")
+    job_id: int | None = Field(
+        description="The reindex job that rebuilds them; None if the document's shelf is no "
+        "longer served."
+    )

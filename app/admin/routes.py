@@ -1,0 +1,205 @@
+"""The ``/admin`` routes. Each one is a thin translation between HTTP and the runtime."""
+
+from __future__ import annotations
+
+import contextlib
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Body, HTTPException, Path, Query, Response, Security
+from fastapi.exceptions import RequestValidationError
+
+from app.admin.auth import BEARER_SCHEME, AdminAuth, guarded_route_class
+from app.admin.inventory import (
+    MAX_ID,
+    DocumentFilter,
+    InvalidCursor,
+    decode_cursor,
+    document_detail,
+    document_page,
+)
+from app.admin.models import (
+    DocumentDetail,
+    DocumentPage,
+    DocumentStateName,
+    ErrorBody,
+    Job,
+    JobList,
+    JobStateName,
+    ReindexAccepted,
+    ReindexRequest,
+    RepresentationsDropped,
+    Status,
+)
+from app.admin.status import build_status
+from app.runtime import Runtime
+from storage.jobs import JobRequest, UnknownShelf
+
+REINDEX_DESCRIPTION = """\
+Queue a reindex job and return its id at once (202); follow it at `GET /admin/jobs/{id}`.
+
+* No body, or `{}`: every shelf. `shelf`: one shelf. `paths` (with `shelf`): only those
+  files or folders, as shelf-relative POSIX paths (no leading `/`, no `..`).
+* `force`: re-convert files even when they have not changed.
+
+**One job at a time, coalesced while queued.** Jobs run one after another in request order,
+on one worker per server process. A request whose target (the same shelf, or all shelves)
+already has a *queued* job is merged into it and answered with that job's id and
+`coalesced: true`: paths are united (a whole-shelf request absorbs any paths) and `force`
+is or-ed. A *running* job is never interrupted or changed; a request that arrives while
+it runs queues a new job that starts after it.
+"""
+
+ERRORS: dict[int | str, dict[str, Any]] = {
+    401: {"model": ErrorBody, "description": "Missing or wrong bearer token."},
+    503: {"model": ErrorBody, "description": "No admin token is configured: the API is off."},
+}
+NOT_FOUND: dict[int | str, dict[str, Any]] = {
+    404: {"model": ErrorBody, "description": "No such item."}
+}
+
+JobId = Annotated[int, Path(ge=1, le=MAX_ID, description="A job id from POST /admin/reindex.")]
+DocumentId = Annotated[
+    int, Path(ge=1, le=MAX_ID, description="A document id from GET /admin/documents.")
+]
+
+
+INVALID_CURSOR = "invalid cursor: pass the next_cursor of the previous page unchanged"
+
+
+def _not_found(what: str) -> HTTPException:
+    return HTTPException(404, what)
+
+
+def admin_router(runtime: Runtime) -> APIRouter:
+    """The admin API over ``runtime``; every route needs the bearer token."""
+    router = APIRouter(
+        prefix="/admin",
+        tags=["admin"],
+        route_class=guarded_route_class(AdminAuth(runtime.settings.admin_token)),
+        dependencies=[Security(BEARER_SCHEME)],
+        responses=ERRORS,
+    )
+    jobs = runtime.jobs
+
+    @router.post(
+        "/reindex",
+        status_code=202,
+        response_model=ReindexAccepted,
+        responses={
+            **NOT_FOUND,
+            400: {"model": ErrorBody, "description": "The body is not readable as JSON text."},
+        },
+        summary="Queue a reindex job",
+        description=REINDEX_DESCRIPTION,
+    )
+    def reindex(
+        response: Response,
+        body: Annotated[ReindexRequest | None, Body()] = None,
+    ) -> ReindexAccepted:
+        request = body or ReindexRequest()
+        paths = tuple(request.paths) if request.paths is not None else None
+        try:
+            submission = jobs.submit(JobRequest(request.shelf, paths, request.force), trigger="api")
+        except UnknownShelf as exc:
+            raise _not_found(str(exc)) from exc
+        href = f"/admin/jobs/{submission.job_id}"
+        response.headers["Location"] = href
+        return ReindexAccepted(job_id=submission.job_id, coalesced=submission.coalesced, href=href)
+
+    @router.get("/jobs", response_model=JobList, summary="Recent reindex jobs, newest first")
+    def list_jobs(
+        limit: Annotated[int, Query(ge=1, le=500)] = 50,
+        state: JobStateName | None = None,
+    ) -> JobList:
+        return JobList(jobs=[Job.of(job) for job in jobs.recent(limit, state)])
+
+    @router.get(
+        "/jobs/{job_id}",
+        response_model=Job,
+        responses=NOT_FOUND,
+        summary="One job: state, counts, progress, times and per-file errors",
+    )
+    def get_job(job_id: JobId) -> Job:
+        job = jobs.get(job_id)
+        if job is None:
+            raise _not_found(f"no job {job_id}")
+        return Job.of(job)
+
+    @router.get("/status", response_model=Status, summary="Shelves, counts, store, lag, sessions")
+    def status() -> Status:
+        return build_status(runtime)
+
+    @router.get(
+        "/documents",
+        response_model=DocumentPage,
+        responses=NOT_FOUND,
+        summary="Indexed documents, filtered, in pages",
+    )
+    def list_documents(
+        shelf: Annotated[str | None, Query(max_length=64)] = None,
+        mime_type: Annotated[str | None, Query(max_length=255)] = None,
+        state: DocumentStateName | None = None,
+        path_prefix: Annotated[
+            str | None, Query(max_length=4096, description="Only paths that start with this.")
+        ] = None,
+        limit: Annotated[int, Query(ge=1, le=500)] = 100,
+        cursor: Annotated[
+            str | None, Query(max_length=200, description="`next_cursor` of the previous page.")
+        ] = None,
+    ) -> DocumentPage:
+        if shelf is not None and shelf not in jobs.shelf_names:
+            raise _not_found(
+                f"unknown shelf {shelf!r}; this server has: {', '.join(jobs.shelf_names)}"
+            )
+        try:
+            after = decode_cursor(cursor) if cursor is not None else 0
+        except InvalidCursor:
+            raise RequestValidationError(
+                [
+                    {
+                        "type": "value_error",
+                        "loc": ("query", "cursor"),
+                        "msg": INVALID_CURSOR,
+                        "input": cursor,
+                    }
+                ]
+            ) from None
+        where = DocumentFilter(shelf, mime_type, state, path_prefix)
+        documents, next_cursor = document_page(runtime.database, where, after, limit)
+        return DocumentPage(documents=documents, next_cursor=next_cursor)
+
+    @router.get(
+        "/documents/{document_id}",
+        response_model=DocumentDetail,
+        responses=NOT_FOUND,
+        summary="One document: metadata, every representation, the last error",
+    )
+    def get_document(document_id: DocumentId) -> DocumentDetail:
+        detail = document_detail(runtime.database, document_id)
+        if detail is None:
+            raise _not_found(f"no document {document_id}")
+        return detail
+
+    @router.delete(
+        "/documents/{document_id}/representations",
+        status_code=202,
+        response_model=RepresentationsDropped,
+        responses=NOT_FOUND,
+        summary="Drop a document's stored representations and queue their rebuild",
+        description="The stored derived formats are deleted at once (clients see only the "
+        "original until the rebuild); a reindex job for the document's path rebuilds them, "
+        "coalesced like any other (see POST /admin/reindex).",
+    )
+    def drop_representations(document_id: DocumentId) -> RepresentationsDropped:
+        detail = document_detail(runtime.database, document_id)
+        if detail is None or not runtime.indexer.drop_representations(document_id):
+            raise _not_found(f"no document {document_id}")
+        job_id: int | None = None
+        # A document indexed under a shelf this server no longer serves cannot be rebuilt.
+        with contextlib.suppress(UnknownShelf):
+            job_id = jobs.submit(JobRequest(detail.shelf, (detail.path,)), trigger="api").job_id
+        return RepresentationsDropped(
+            document_id=document_id, dropped=len(detail.representations), job_id=job_id
+        )
+
+    return router

@@ -1,0 +1,52 @@
+"""``GET /admin/status``: one look at the whole service, and the index-lag figure."""
+
+from __future__ import annotations
+
+import time
+from datetime import UTC, datetime
+
+from app import __version__
+from app.admin.inventory import document_counts, store_usage
+from app.admin.models import JobsStatus, ShelfStatus, Status, StoreStatus
+from app.runtime import Runtime
+from storage.jobs import JobState
+
+
+def index_lag_seconds(runtime: Runtime) -> float:
+    """Seconds since the oldest unfinished indexing work of this process was requested.
+
+    Unfinished work is a queued or running reindex job, or the start-up pass
+    while ``/readyz`` still says 503. 0 when idle: the index has caught up with
+    everything it was asked to do.
+    """
+    lags = [0.0]
+    oldest = runtime.jobs.oldest_pending()
+    if oldest is not None:
+        lags.append((datetime.now(UTC) - oldest).total_seconds())
+    if not runtime.readiness.ready:
+        lags.append(time.time() - runtime.readiness.started_at)
+    return max(lags)
+
+
+def build_status(runtime: Runtime) -> Status:
+    counts, by_shelf = document_counts(runtime.database)
+    representations, size = store_usage(runtime.database)
+    pending = runtime.jobs.pending_counts()
+    return Status(
+        version=__version__,
+        uptime_seconds=round(time.time() - runtime.started_at, 3),
+        ready=runtime.readiness.ready,
+        shelves=[
+            ShelfStatus(
+                name=shelf.name, root=str(shelf.root), documents=by_shelf.get(shelf.name, 0)
+            )
+            for shelf in runtime.shelves
+        ],
+        documents=counts,
+        representation_store=StoreStatus(
+            path=str(runtime.store.root), representations=representations, bytes=size
+        ),
+        index_lag_seconds=round(index_lag_seconds(runtime), 3),
+        jobs=JobsStatus(queued=pending[JobState.QUEUED], running=pending[JobState.RUNNING]),
+        sessions=len(runtime.sessions),
+    )

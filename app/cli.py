@@ -1,0 +1,281 @@
+"""The ``docshelf`` command: serve (HTTP), stdio, index, reindex.
+
+Flags override ``DOCSHELF_*`` environment variables, which override defaults
+(DESIGN D9); both feed one :class:`~app.settings.Settings`, validated at start.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from pydantic import ValidationError
+
+from app import __version__
+from app.desktop_config import add_config_command, run_config
+from app.settings import Settings
+
+if TYPE_CHECKING:
+    from app.runtime import Runtime
+
+log = logging.getLogger("docshelf")
+
+
+def _shelf_options(parser: argparse.ArgumentParser) -> None:
+    group = parser.add_argument_group("shelves and storage")
+    group.add_argument(
+        "--root",
+        dest="roots",
+        action="append",
+        metavar="DIR",
+        help="a folder to serve; repeatable; its shelf name is the folder's name "
+        "(env DOCSHELF_SHELVES)",
+    )
+    group.add_argument(
+        "--shelf",
+        dest="named",
+        action="append",
+        metavar="NAME=DIR",
+        help="a folder to serve under an explicit shelf name; repeatable",
+    )
+    group.add_argument(
+        "--data-dir",
+        metavar="DIR",
+        help="where the SQLite index and converted representations live (env DOCSHELF_DATA_DIR; "
+        "default: the per-user data folder)",
+    )
+    group.add_argument(
+        "--database-url",
+        metavar="URL",
+        help="any SQLAlchemy URL (env DOCSHELF_DATABASE_URL; default: SQLite in the data dir)",
+    )
+    group.add_argument(
+        "--page-size", type=int, metavar="N", help="resources/list page size (default 100)"
+    )
+    group.add_argument("--workers", type=int, metavar="N", help="conversion processes (default 2)")
+    group.add_argument(
+        "--log-level", choices=["debug", "info", "warning", "error"], help="default info"
+    )
+
+
+def _http_options(parser: argparse.ArgumentParser) -> None:
+    group = parser.add_argument_group("HTTP")
+    group.add_argument("--host", help="address to bind (env DOCSHELF_HOST; default 127.0.0.1)")
+    group.add_argument("--port", type=int, help="port (env DOCSHELF_PORT; default 8000)")
+    group.add_argument(
+        "--allowed-origin",
+        dest="allowed_origins",
+        action="append",
+        metavar="ORIGIN",
+        help="a browser Origin allowed to call /mcp besides localhost ones, e.g. "
+        "https://app.example.com; repeatable (env DOCSHELF_ALLOWED_ORIGINS)",
+    )
+    group.add_argument(
+        "--allowed-host",
+        dest="allowed_hosts",
+        action="append",
+        metavar="HOST",
+        help="a Host header value to accept besides loopback names; repeatable "
+        "(env DOCSHELF_ALLOWED_HOSTS)",
+    )
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="docshelf",
+        description="Serve a folder of documents as MCP resources, each in several formats.",
+    )
+    parser.add_argument("--version", action="version", version=f"docshelf {__version__}")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    serve = commands.add_parser("serve", help="serve MCP over Streamable HTTP at /mcp")
+    _shelf_options(serve)
+    _http_options(serve)
+    serve.add_argument(
+        "--no-index", action="store_true", help="do not index on start (read replicas)"
+    )
+    serve.add_argument(
+        "--no-watch", action="store_true", help="do not follow the folders for changes"
+    )
+
+    stdio = commands.add_parser("stdio", help="serve MCP over stdin/stdout, for desktop clients")
+    _shelf_options(stdio)
+    stdio.add_argument("--no-index", action="store_true", help="do not index on start")
+    stdio.add_argument(
+        "--no-watch", action="store_true", help="do not follow the folders for changes"
+    )
+
+    index = commands.add_parser(
+        "index", help="index the shelves once, with a progress bar, then exit"
+    )
+    _shelf_options(index)
+    index.add_argument("--force", action="store_true", help="re-convert even unchanged files")
+
+    reindex = commands.add_parser(
+        "reindex",
+        help="run one reindex job in this process, exactly as POST /admin/reindex does, "
+        "and print its counts (the job is recorded in the database)",
+    )
+    _shelf_options(reindex)
+    reindex.add_argument(
+        "--shelf-name",
+        metavar="NAME",
+        help="reindex only this shelf (default: every shelf; with --path and one shelf, that one)",
+    )
+    reindex.add_argument(
+        "--path",
+        dest="paths",
+        action="append",
+        metavar="PATH",
+        help="a shelf-relative file or folder to reindex; repeatable (default: the whole shelf)",
+    )
+    reindex.add_argument("--force", action="store_true", help="re-convert even unchanged files")
+
+    add_config_command(commands, _shelf_options)  # docshelf config desktop
+    return parser
+
+
+def settings_from(args: argparse.Namespace) -> Settings:
+    overrides: dict[str, Any] = {}
+    shelves = [*(args.roots or []), *(args.named or [])]
+    if shelves:
+        overrides["shelves"] = shelves
+    for name in (
+        "data_dir",
+        "database_url",
+        "page_size",
+        "workers",
+        "log_level",
+        "host",
+        "port",
+        "allowed_origins",
+        "allowed_hosts",
+    ):
+        value = getattr(args, name, None)
+        if value is not None:
+            overrides[name] = value
+    if getattr(args, "no_index", False):
+        overrides["index_on_start"] = False
+    if getattr(args, "no_watch", False):
+        overrides["watch"] = False
+    return Settings(**overrides)
+
+
+def _progress_bar(done: int, total: int) -> None:
+    width = 30
+    filled = width * done // total if total else width
+    sys.stderr.write(f"\rindexing [{'#' * filled}{'.' * (width - filled)}] {done}/{total}")
+    sys.stderr.flush()
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    if args.command == "config":
+        return run_config(args, settings_from)
+    try:
+        settings = settings_from(args)
+        if not settings.shelves:
+            raise ValueError("no shelf to serve: pass --root DIR (or set DOCSHELF_SHELVES)")
+        from app.runtime import Runtime
+
+        runtime = Runtime(settings)
+    except (ValidationError, ValueError) as exc:
+        print(f"docshelf: {exc}", file=sys.stderr)
+        return 2
+    logging.basicConfig(
+        level=settings.log_level.upper(),
+        stream=sys.stderr,
+        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+    )
+    logging.getLogger("pypdf").setLevel(logging.ERROR)
+    if args.command == "serve":
+        return _serve(runtime)
+    if args.command == "stdio":
+        return _stdio(runtime)
+    if args.command == "reindex":
+        return _reindex(runtime, args)
+    return _index(runtime, force=args.force)
+
+
+def _serve(runtime: Runtime) -> int:
+    from app.http_server import run_http
+
+    run_http(runtime)
+    return 0
+
+
+def _stdio(runtime: Runtime) -> int:
+    import anyio
+
+    from app.transports.stdio import serve_stdio
+
+    runtime.open()
+    runtime.start_background()
+    try:
+        anyio.run(serve_stdio, runtime, sys.stdin.buffer, sys.stdout.buffer)
+    finally:
+        runtime.close()
+    return 0
+
+
+def _index(runtime: Runtime, *, force: bool) -> int:
+    runtime.open()
+    try:
+        report = runtime.index(force=force, progress=_progress_bar if sys.stderr.isatty() else None)
+    finally:
+        runtime.close()
+    if sys.stderr.isatty():
+        sys.stderr.write("\n")
+    print(
+        f"indexed {report.seen} files: {report.added} added, {report.changed} changed, "
+        f"{report.unchanged} unchanged, {report.removed} removed, {report.failed} failed"
+    )
+    for error in report.errors:
+        print(f"  {error.path}: {error.reason}: {error.message}")
+    return 0
+
+
+def _reindex(runtime: Runtime, args: argparse.Namespace) -> int:
+    """One job through the same runner (and rules) as ``POST /admin/reindex``, in-process."""
+    from storage.jobs import JobRequest, JobState, UnknownShelf
+
+    shelf = args.shelf_name
+    if shelf is None and args.paths and len(runtime.shelves) == 1:
+        shelf = runtime.shelves[0].name
+    request = JobRequest(shelf, tuple(args.paths) if args.paths else None, args.force)
+    try:
+        runtime.jobs.validate(request)
+    except (UnknownShelf, ValueError) as exc:
+        print(f"docshelf: {exc}", file=sys.stderr)
+        return 2
+    tty = sys.stderr.isatty()
+    runtime.open()
+    try:
+        job_id = runtime.jobs.submit(request, trigger="cli").job_id
+        while True:
+            job = runtime.jobs.wait(job_id, timeout=0.5)
+            assert job is not None  # submitted above, and jobs are never deleted
+            if tty and job.progress_total:
+                _progress_bar(job.progress_done, job.progress_total)
+            if job.finished:
+                break
+    except KeyboardInterrupt:
+        print("\ndocshelf: interrupted; the job is recorded as interrupted", file=sys.stderr)
+        return 130
+    finally:
+        runtime.close()
+    if tty:
+        sys.stderr.write("\n")
+    print(
+        f"job {job.id} {job.state}: indexed {job.seen} files: {job.added} added, "
+        f"{job.changed} changed, {job.unchanged} unchanged, {job.removed} removed, "
+        f"{job.failed} failed"
+    )
+    for error in job.errors:
+        print(f"  {error.path}: {error.reason}: {error.message}")
+    if job.message:
+        print(f"  {job.message}")
+    return 0 if job.state == JobState.SUCCEEDED else 1

@@ -1,0 +1,119 @@
+"""Which era a request is in, and what that changes — in one place.
+
+Handlers build era-neutral results; :class:`Era` adds what its protocol version
+requires (``resultType``, caching hints and ``serverInfo`` in 2026-07-28) and
+picks the era's error codes. No handler checks a version string.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from app import __version__
+from app.mcp import wire
+
+SERVER_INFO = {"name": "docshelf", "title": "docshelf", "version": __version__}
+
+# 2026-07-28 server/utilities/caching "Cacheable Results": method → (ttlMs, cacheScope).
+CACHE_HINTS: dict[str, tuple[int, str]] = {
+    "server/discover": (3_600_000, "public"),
+    "resources/templates/list": (3_600_000, "public"),
+    "resources/list": (60_000, "public"),
+    "resources/read": (60_000, "public"),
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Era:
+    name: str
+    resource_not_found_code: int
+    stamps_results: bool
+
+    def finish(self, method: str, result: dict[str, Any]) -> dict[str, Any]:
+        """Add the era's required result fields to a handler's result."""
+        if not self.stamps_results:
+            return result
+        # 2026-07-28 basic/index "Result Responses": every result MUST include resultType.
+        result.setdefault("resultType", "complete")
+        meta = result.setdefault("_meta", {})
+        meta.setdefault(wire.META_SERVER_INFO, SERVER_INFO)
+        if method in CACHE_HINTS:
+            ttl, scope = CACHE_HINTS[method]
+            result.setdefault("ttlMs", ttl)
+            result.setdefault("cacheScope", scope)
+        return result
+
+    def resource_not_found(self, uri: object) -> wire.McpError:
+        # 2025-11-25 server/resources: -32002; 2026-07-28 server/resources "Error Handling": -32602.
+        return wire.McpError(self.resource_not_found_code, "Resource not found", {"uri": uri})
+
+
+LEGACY = Era("legacy", wire.RESOURCE_NOT_FOUND_LEGACY, stamps_results=False)
+MODERN = Era("modern", wire.INVALID_PARAMS, stamps_results=True)
+
+
+@dataclass(slots=True)
+class RequestContext:
+    """Everything a handler may know about who is asking, in which era."""
+
+    era: Era
+    protocol_version: str
+    client_capabilities: dict[str, Any] = field(default_factory=dict)
+    client_info: dict[str, Any] | None = None
+    session: Any = None  # the legacy session (HTTP) or connection (stdio), if any
+
+
+def require_meta_fields(params: dict[str, Any]) -> None:
+    """basic/index "_meta": "A request missing any required field is malformed; the server
+    MUST reject it with JSON-RPC error code -32602 (Invalid params). On HTTP, the response
+    status MUST be 400 Bad Request."
+    """
+    meta = params.get("_meta")
+    if not isinstance(meta, dict):
+        raise wire.McpError(
+            wire.INVALID_PARAMS,
+            f"Invalid params: missing _meta; every request must carry {wire.META_PROTOCOL_VERSION} "
+            f"and {wire.META_CLIENT_CAPABILITIES} (or start a 2025 session with initialize)",
+            http_status=400,
+        )
+    if not isinstance(meta.get(wire.META_PROTOCOL_VERSION), str):
+        raise wire.McpError(
+            wire.INVALID_PARAMS,
+            f"Invalid params: _meta field {wire.META_PROTOCOL_VERSION} must be a string",
+            http_status=400,
+        )
+    if not isinstance(meta.get(wire.META_CLIENT_CAPABILITIES), dict):
+        raise wire.McpError(
+            wire.INVALID_PARAMS,
+            f"Invalid params: _meta field {wire.META_CLIENT_CAPABILITIES} must be an object",
+            http_status=400,
+        )
+
+
+def modern_context(params: dict[str, Any]) -> RequestContext:
+    """The context of a 2026-07-28 request, from its ``_meta`` alone (basic/index "Statelessness").
+
+    A version we do not serve is ``UnsupportedProtocolVersion`` with the supported list.
+    """
+    require_meta_fields(params)
+    meta = params["_meta"]
+    version = meta[wire.META_PROTOCOL_VERSION]
+    if version not in wire.MODERN_VERSIONS:
+        raise wire.unsupported_version(version)
+    info = meta.get(wire.META_CLIENT_INFO)
+    return RequestContext(
+        MODERN,
+        version,
+        meta[wire.META_CLIENT_CAPABILITIES],
+        info if isinstance(info, dict) else None,
+    )
+
+
+def is_modern_request(params: object) -> bool:
+    """A request carrying the modern per-request ``_meta`` version field (basic/versioning)."""
+    return (
+        isinstance(params, dict)
+        and isinstance(params.get("_meta"), dict)
+        and wire.META_PROTOCOL_VERSION in params["_meta"]
+    )

@@ -1,0 +1,106 @@
+"""Configuration: flags > environment (``DOCSHELF_*``) > defaults (DESIGN D9).
+
+Everything is validated when the process starts, so a bad value fails at the
+door with a message that says what a good one looks like.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import platformdirs
+from pydantic import Field, field_validator, model_validator
+from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
+
+from storage.shelves import DEFAULT_IGNORE
+from storage.uris import is_valid_shelf_name, shelf_name_for
+
+DEFAULT_ALLOWED_ORIGINS = ("http://localhost", "http://127.0.0.1", "http://[::1]")
+
+
+def _split_csv(value: object) -> object:
+    if isinstance(value, str):
+        return [item.strip() for item in value.split(",") if item.strip()]
+    return value
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(env_prefix="DOCSHELF_", extra="ignore")
+
+    shelves: Annotated[list[str], NoDecode] = Field(
+        default_factory=list,
+        description="Shelves as DIR or NAME=DIR (env: comma-separated).",
+    )
+    host: str = "127.0.0.1"
+    port: int = Field(8000, ge=0, le=65535)
+    data_dir: Path = Field(default_factory=lambda: Path(platformdirs.user_data_dir("docshelf")))
+    database_url: str | None = None
+    allowed_origins: Annotated[list[str], NoDecode] = Field(default_factory=list)
+    allowed_hosts: Annotated[list[str], NoDecode] = Field(default_factory=list)
+    page_size: int = Field(100, ge=1, le=10_000)
+    ignore: Annotated[list[str], NoDecode] = Field(default_factory=lambda: list(DEFAULT_IGNORE))
+    workers: int = Field(2, ge=1, le=64, description="conversion worker processes")
+    convert_timeout: float = Field(120.0, gt=0, description="seconds one file may take to convert")
+    convert_memory_mb: int = Field(
+        2048, ge=0, description="address-space cap per worker (0 = none)"
+    )
+    max_convert_mb: float = Field(
+        100.0, gt=0, description="files larger than this are not converted"
+    )
+    binary_cap_mb: float = Field(
+        1.0, gt=0, description="negotiation: binary variants above this are left out"
+    )
+    admin_token: str | None = None
+    log_level: str = "info"
+    watch: bool = True
+    watch_debounce_ms: int = Field(
+        200, ge=10, le=10_000, description="quiet time before a batch is indexed"
+    )
+    keepalive_s: float = Field(15.0, gt=0, description="SSE keep-alive comment interval")
+    index_on_start: bool = True
+
+    _split = field_validator(
+        "shelves", "allowed_origins", "allowed_hosts", "ignore", mode="before"
+    )(_split_csv)
+
+    @field_validator("log_level")
+    @classmethod
+    def _level(cls, value: str) -> str:
+        if value.lower() not in {"debug", "info", "warning", "error", "critical"}:
+            raise ValueError("log level must be debug, info, warning, error or critical")
+        return value.lower()
+
+    @model_validator(mode="after")
+    def _check_shelves(self) -> Settings:
+        self.shelf_specs()  # raises ValueError on a bad spec
+        return self
+
+    def shelf_specs(self) -> list[tuple[str, Path]]:
+        """(name, folder) for each configured shelf."""
+        specs = []
+        for entry in self.shelves:
+            name, sep, folder = entry.partition("=")
+            if sep and name and not Path(entry).exists():
+                if not is_valid_shelf_name(name):
+                    raise ValueError(
+                        f"shelf name {name!r} is invalid: "
+                        "use lowercase letters, digits, '.', '_', '-'"
+                    )
+                specs.append((name, Path(folder).expanduser()))
+            else:
+                path = Path(entry).expanduser()
+                specs.append((shelf_name_for(path.resolve().name), path))
+        return specs
+
+    @property
+    def resolved_database_url(self) -> str:
+        return self.database_url or f"sqlite:///{self.data_dir / 'docshelf.db'}"
+
+    @property
+    def store_dir(self) -> Path:
+        return self.data_dir / "representations"
+
+    @property
+    def origins(self) -> list[str]:
+        return list(DEFAULT_ALLOWED_ORIGINS) + self.allowed_origins

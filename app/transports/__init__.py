@@ -1,0 +1,1 @@
+"""The two ways clients reach the protocol core: Streamable HTTP and stdio."""

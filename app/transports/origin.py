@@ -1,0 +1,119 @@
+"""DNS-rebinding protection: refuse requests from origins and hosts we do not serve.
+
+2026-07-28 streamable-http "Security & Endpoint": "Servers MUST validate the
+Origin header on all incoming connections [...] If the Origin header is present
+and invalid, servers MUST respond with HTTP 403 Forbidden. The HTTP response
+body MAY comprise a JSON-RPC error response that has no id."
+
+An allowed origin without a port (``http://localhost``) admits that scheme and
+host on any port; with a port, only that port. The Host header is checked the
+same way against the allowed hosts, which default to the loopback names when
+the server binds to loopback — a rebinding attack arrives with the attacker's
+host name.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from urllib.parse import urlsplit
+
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+from app.mcp import wire
+
+LOOPBACK_HOSTS = ("localhost", "127.0.0.1", "[::1]")
+
+
+def _split_origin(origin: str) -> tuple[str, str, int | None] | None:
+    try:
+        parts = urlsplit(origin)
+        port = parts.port
+    except ValueError:
+        return None
+    if not parts.scheme or not parts.hostname:
+        return None
+    host = parts.hostname.lower()
+    if ":" in host:
+        host = f"[{host}]"
+    return parts.scheme.lower(), host, port
+
+
+def _split_host(value: str) -> tuple[str, int | None] | None:
+    parsed = _split_origin(f"http://{value}")
+    return (parsed[1], parsed[2]) if parsed else None
+
+
+class OriginPolicy:
+    def __init__(self, allowed_origins: Iterable[str], allowed_hosts: Iterable[str] | None) -> None:
+        self._origins = []
+        for origin in allowed_origins:
+            parsed = _split_origin(origin)
+            if parsed is None:
+                raise ValueError(
+                    f"allowed origin {origin!r} is not of the form scheme://host[:port]"
+                )
+            self._origins.append(parsed)
+        self._hosts: list[tuple[str, int | None]] | None = None
+        if allowed_hosts is not None:
+            self._hosts = []
+            for host in allowed_hosts:
+                parsed_host = _split_host(host)
+                if parsed_host is None:
+                    raise ValueError(f"allowed host {host!r} is not of the form host[:port]")
+                self._hosts.append(parsed_host)
+
+    def origin_allowed(self, origin: str) -> bool:
+        parsed = _split_origin(origin)
+        if parsed is None:
+            return False
+        scheme, host, port = parsed
+        return any(
+            scheme == s and host == h and (p is None or port == p) for s, h, p in self._origins
+        )
+
+    def host_allowed(self, host_header: str) -> bool:
+        if self._hosts is None:
+            return True
+        parsed = _split_host(host_header)
+        if parsed is None:
+            return False
+        host, port = parsed
+        return any(host == h and (p is None or port == p) for h, p in self._hosts)
+
+
+class OriginGuard:
+    """ASGI middleware applying an :class:`OriginPolicy` to every HTTP request."""
+
+    def __init__(self, app: ASGIApp, policy: OriginPolicy) -> None:
+        self.app = app
+        self.policy = policy
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http":
+            headers = {k.decode("latin-1"): v.decode("latin-1") for k, v in scope["headers"]}
+            origin = headers.get("origin")
+            if origin is not None and not self.policy.origin_allowed(origin):
+                await _forbid(send, f"Forbidden: origin {origin!r} is not allowed")
+                return
+            if not self.policy.host_allowed(headers.get("host", "")):
+                await _forbid(send, f"Forbidden: host {headers.get('host', '')!r} is not allowed")
+                return
+        await self.app(scope, receive, send)
+
+
+async def _forbid(send: Send, message: str) -> None:
+    body = json.dumps(
+        wire.error_response(None, wire.McpError(wire.INVALID_REQUEST, message))
+    ).encode()
+    await send(
+        {
+            "type": "http.response.start",
+            "status": 403,
+            "headers": [
+                (b"content-type", b"application/json"),
+                (b"content-length", str(len(body)).encode()),
+            ],
+        }
+    )
+    await send({"type": "http.response.body", "body": body})

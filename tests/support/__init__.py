@@ -1,0 +1,1 @@
+"""Test helpers: spec schemas, real servers, sample shelves."""

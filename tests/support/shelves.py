@@ -1,0 +1,52 @@
+"""Sample shelves of real files, made fresh in a temporary folder."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+from tests.support.paths import CORPUS_PDF
+
+MARKDOWN = """---
+title: Field Guide
+description: How the team files its notes.
+---
+
+# Field guide
+
+Notes are filed **by week**. See [the index](index.md).
+
+| week | topic |
+| --- | --- |
+| 1 | setup |
+| 2 | review |
+
+```python
+print("hello")
+```
+"""
+
+
+def make_shelf(root: Path) -> Path:
+    """A shelf with one file of each kind, a PDF from the corpus, and traps."""
+    root.mkdir(parents=True, exist_ok=True)
+    (root / "guides").mkdir()
+    (root / "guides" / "field-guide.md").write_text(MARKDOWN)
+    (root / "notes.txt").write_text("Plain notes.\nSecond line.\n")
+    (root / "data.json").write_text(json.dumps({"name": "docshelf", "items": [1, 2, 3]}))
+    (root / "table.csv").write_text("city,population\nBerlin,3850809\nParis,2102650\n")
+    (root / "page.html").write_text(
+        "<html><head><title>A page</title></head><body><h1>Heading</h1>"
+        "<p>Some <a href='https://example.com'>link</a>.</p><script>var x=1;</script></body></html>"
+    )
+    (root / "Straße plan.md").write_text("# Straßenplan\n\nUnicode in the name.\n")
+    (root / "papers").mkdir()
+    shutil.copy(CORPUS_PDF / "pdflatex-4-pages.pdf", root / "papers" / "pdflatex-4-pages.pdf")
+    shutil.copy(
+        CORPUS_PDF / "libreoffice-writer-password.pdf",
+        root / "papers" / "libreoffice-writer-password.pdf",
+    )
+    (root / "papers" / "broken.pdf").write_bytes(b"%PDF-1.7\n1 0 obj << /Type /Catalog >>\ngarbage")
+    (root / ".hidden.md").write_text("# not served\n")
+    return root

@@ -1,0 +1,85 @@
+"""The ``docshelf`` command as a user runs it: real processes, real folders."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+from tests.support.servers import child_env, docshelf_command
+
+
+def run(
+    *args: str, env: dict[str, str] | None = None, timeout: float = 300
+) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        docshelf_command(*args),
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        env=env or child_env(),
+    )
+
+
+def test_help_explains_every_subcommand_and_option() -> None:
+    top = run("--help")
+    assert top.returncode == 0
+    for command in ("serve", "stdio", "index"):
+        assert command in top.stdout
+    serve = run("serve", "--help").stdout
+    for option in (
+        "--root",
+        "--shelf",
+        "--host",
+        "--port",
+        "--data-dir",
+        "--database-url",
+        "--allowed-origin",
+    ):
+        assert option in serve
+    assert "DOCSHELF_" in serve
+
+
+def test_index_reports_counts_and_is_idempotent(sample_shelf: Path, tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    first = run("index", "--root", str(sample_shelf), "--data-dir", str(data))
+    assert first.returncode == 0, first.stderr
+    assert "indexed 9 files: 9 added, 0 changed, 0 unchanged, 0 removed, 2 failed" in first.stdout
+    assert "papers/libreoffice-writer-password.pdf: encrypted" in first.stdout
+    second = run("index", "--root", str(sample_shelf), "--data-dir", str(data))
+    assert "9 unchanged" in second.stdout
+    assert (data / "docshelf.db").is_file()
+
+
+def test_env_configures_what_flags_do(sample_shelf: Path, tmp_path: Path) -> None:
+    env = child_env(
+        DOCSHELF_SHELVES=f"docs={sample_shelf}", DOCSHELF_DATA_DIR=str(tmp_path / "envdata")
+    )
+    done = run("index", env=env)
+    assert done.returncode == 0, done.stderr
+    assert (tmp_path / "envdata" / "docshelf.db").is_file()
+
+
+def test_no_shelf_is_a_clear_error() -> None:
+    done = run("index")
+    assert done.returncode == 2
+    assert "no shelf to serve: pass --root DIR" in done.stderr
+
+
+def test_missing_folder_is_a_clear_error(tmp_path: Path) -> None:
+    done = run("index", "--root", str(tmp_path / "nowhere"), "--data-dir", str(tmp_path / "d"))
+    assert done.returncode == 2
+    assert "is not a directory" in done.stderr
+
+
+def test_bad_shelf_name_is_a_clear_error(sample_shelf: Path, tmp_path: Path) -> None:
+    done = run("index", "--shelf", f"Bad Name={sample_shelf}", "--data-dir", str(tmp_path / "d"))
+    assert done.returncode == 2
+    assert "lowercase letters" in done.stderr
+
+
+def test_python_dash_m_app_is_the_same_command() -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "app", "--version"], capture_output=True, text=True, env=child_env()
+    )
+    assert done.returncode == 0 and done.stdout.startswith("docshelf ")

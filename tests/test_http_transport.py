@@ -1,0 +1,389 @@
+"""Streamable HTTP, both eras, on one endpoint — every answer checked against the spec schema.
+
+Each bad request gets its exact error, and the next good request still works.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.support.schema import validate, validate_error, validate_response
+from tests.support.servers import LEGACY, MODERN, RawClient, modern_meta
+
+ACCEPT_BOTH = "application/json, text/event-stream"
+
+
+def assert_still_serving(raw: RawClient) -> None:
+    response = raw.modern("resources/list")
+    assert response.status_code == 200
+    validate_response(MODERN, "ListResourcesResult", response.json())
+
+
+# -- 2026-07-28 (modern, stateless) ---------------------------------------------------------
+
+
+def test_discover_2026_lists_versions_capabilities_and_server_info(raw: RawClient) -> None:
+    response = raw.modern("server/discover")
+    assert response.status_code == 200
+    body = response.json()
+    validate_response(MODERN, "DiscoverResult", body)
+    result = body["result"]
+    assert result["supportedVersions"][0] == MODERN
+    assert "2025-11-25" in result["supportedVersions"]
+    assert "resources" in result["capabilities"]
+    assert result["_meta"]["io.modelcontextprotocol/serverInfo"]["name"] == "docshelf"
+    assert result["resultType"] == "complete"
+
+
+def test_list_2026_pages_with_opaque_cursors_in_a_stable_order(raw: RawClient) -> None:
+    uris: list[str] = []
+    cursor = None
+    pages = 0
+    while True:
+        response = raw.modern("resources/list", {"cursor": cursor} if cursor else {})
+        body = response.json()
+        validate_response(MODERN, "ListResourcesResult", body)
+        result = body["result"]
+        assert result["ttlMs"] >= 0 and result["cacheScope"] in ("public", "private")
+        assert len(result["resources"]) <= 3  # the fixture's --page-size
+        uris += [r["uri"] for r in result["resources"]]
+        pages += 1
+        cursor = result.get("nextCursor")
+        if cursor is None:
+            break
+    assert pages >= 3
+    assert uris == sorted(uris) and len(set(uris)) == len(uris)
+    assert "docshelf://shelf/guides/field-guide.md" in uris
+    assert "docshelf://shelf/Stra%C3%9Fe%20plan.md" in uris
+    assert not any(".hidden" in uri for uri in uris)
+
+
+def test_every_listed_resource_has_the_required_metadata(raw: RawClient) -> None:
+    body = raw.modern("resources/list").json()
+    for resource in body["result"]["resources"]:
+        assert resource["name"] and resource["title"] and resource["description"]
+        assert resource["mimeType"] and resource["size"] >= 0
+        assert resource["annotations"]["lastModified"].endswith("Z")
+
+
+def test_invalid_cursor_is_32602(raw: RawClient) -> None:
+    response = raw.modern("resources/list", {"cursor": "not-a-cursor"})
+    body = response.json()
+    validate_error(MODERN, body)
+    assert body["error"]["code"] == -32602
+    assert "cursor" in body["error"]["message"].lower()
+    assert_still_serving(raw)
+
+
+def test_unknown_resource_is_32602_with_uri_in_2026(raw: RawClient) -> None:
+    # server/resources "Error Handling": -32602, data.uri; never an empty contents array.
+    uri = "docshelf://shelf/no/such/file.md"
+    body = raw.modern("resources/read", {"uri": uri}).json()
+    validate_error(MODERN, body)
+    assert body["error"]["code"] == -32602
+    assert body["error"]["data"] == {"uri": uri}
+    assert_still_serving(raw)
+
+
+@pytest.mark.parametrize(
+    "uri",
+    [
+        "docshelf://shelf/../../etc/passwd",
+        "docshelf://shelf/%2E%2E/x",
+        "file:///etc/passwd",
+        "docshelf://other/notes.txt",
+    ],
+)
+def test_paths_outside_the_shelf_are_not_found(raw: RawClient, uri: str) -> None:
+    body = raw.modern("resources/read", {"uri": uri}).json()
+    assert body["error"]["code"] == -32602
+    assert_still_serving(raw)
+
+
+def test_templates_2026_one_per_shelf(raw: RawClient) -> None:
+    body = raw.modern("resources/templates/list").json()
+    validate_response(MODERN, "ListResourceTemplatesResult", body)
+    templates = body["result"]["resourceTemplates"]
+    assert [t["uriTemplate"] for t in templates] == ["docshelf://shelf/{+path}"]
+
+
+def test_metadata_2026_answers_from_the_index(raw: RawClient) -> None:
+    uri = "docshelf://shelf/notes.txt"
+    body = raw.modern("resources/metadata", {"uri": uri}).json()
+    validate(MODERN, "JSONRPCResultResponse", body)
+    metadata = body["result"]["metadata"]
+    assert metadata[0]["mimeType"] == "text/plain"
+    assert metadata[0]["size"] == len(b"Plain notes.\nSecond line.\n")
+    for resource in metadata:
+        validate(MODERN, "Resource", resource)
+        assert resource["uri"] == uri
+
+
+def test_missing_meta_is_32602_and_400(raw: RawClient) -> None:
+    response = raw.post(
+        {"jsonrpc": "2.0", "id": 7, "method": "resources/list", "params": {}},
+        {"MCP-Protocol-Version": MODERN, "Mcp-Method": "resources/list"},
+    )
+    assert response.status_code == 400
+    body = response.json()
+    validate_error(MODERN, body)
+    assert body["id"] == 7 and body["error"]["code"] == -32602
+
+
+def test_missing_client_capabilities_is_32602_and_400(raw: RawClient) -> None:
+    meta = modern_meta()
+    del meta["io.modelcontextprotocol/clientCapabilities"]
+    response = raw.post(
+        {"jsonrpc": "2.0", "id": 8, "method": "server/discover", "params": {"_meta": meta}},
+        {"MCP-Protocol-Version": MODERN, "Mcp-Method": "server/discover"},
+    )
+    assert response.status_code == 400
+    assert response.json()["error"]["code"] == -32602
+
+
+def test_unsupported_version_is_32022_with_the_supported_list(raw: RawClient) -> None:
+    meta = modern_meta()
+    meta["io.modelcontextprotocol/protocolVersion"] = "1900-01-01"
+    response = raw.post(
+        {"jsonrpc": "2.0", "id": 9, "method": "resources/list", "params": {"_meta": meta}},
+        {"MCP-Protocol-Version": "1900-01-01", "Mcp-Method": "resources/list"},
+    )
+    assert response.status_code == 400
+    body = response.json()
+    validate(MODERN, "UnsupportedProtocolVersionError", body)
+    assert body["error"]["data"] == {
+        "supported": ["2026-07-28", "2025-11-25", "2025-06-18", "2025-03-26"],
+        "requested": "1900-01-01",
+    }
+    assert_still_serving(raw)
+
+
+@pytest.mark.parametrize(
+    ("headers", "fragment"),
+    [
+        ({"Mcp-Method": "resources/templates/list"}, "Mcp-Method"),
+        ({"Mcp-Method": "RESOURCES/READ"}, "Mcp-Method"),
+        ({"MCP-Protocol-Version": "2025-11-25"}, "MCP-Protocol-Version"),
+        ({"Mcp-Name": "docshelf://shelf/data.json"}, "Mcp-Name"),
+        ({"Mcp-Name": "=?base64?not base64?="}, "Mcp-Name"),
+    ],
+)
+def test_header_body_mismatch_is_32020_and_400(
+    raw: RawClient, headers: dict[str, str], fragment: str
+) -> None:
+    response = raw.modern("resources/read", {"uri": "docshelf://shelf/notes.txt"}, headers=headers)
+    assert response.status_code == 400
+    body = response.json()
+    validate_error(MODERN, body)
+    assert body["error"]["code"] == -32020
+    assert fragment in body["error"]["message"]
+    assert_still_serving(raw)
+
+
+def test_missing_mcp_name_on_read_is_32020(raw: RawClient) -> None:
+    params = {"uri": "docshelf://shelf/notes.txt", "_meta": modern_meta()}
+    response = raw.post(
+        {"jsonrpc": "2.0", "id": 3, "method": "resources/read", "params": params},
+        {"MCP-Protocol-Version": MODERN, "Mcp-Method": "resources/read"},
+    )
+    assert response.status_code == 400 and response.json()["error"]["code"] == -32020
+
+
+def test_base64_mcp_name_is_decoded_before_comparing(raw: RawClient) -> None:
+    response = raw.modern("resources/read", {"uri": "docshelf://shelf/Stra%C3%9Fe%20plan.md"})
+    assert response.status_code == 200
+    encoded = raw.modern(
+        "resources/read",
+        {"uri": "docshelf://shelf/notes.txt"},
+        headers={"Mcp-Name": "=?base64?ZG9jc2hlbGY6Ly9zaGVsZi9ub3Rlcy50eHQ=?="},
+    )
+    assert encoded.status_code == 200, encoded.text
+
+
+@pytest.mark.parametrize(
+    "method", ["initialize", "ping", "resources/subscribe", "logging/setLevel", "no/such"]
+)
+def test_legacy_only_and_unknown_methods_are_404_32601_in_2026(raw: RawClient, method: str) -> None:
+    response = raw.modern(method, {"protocolVersion": LEGACY, "capabilities": {}})
+    assert response.status_code == 404
+    body = response.json()
+    validate_error(MODERN, body)
+    assert body["error"]["code"] == -32601
+
+
+# -- JSON-RPC framing -----------------------------------------------------------------------
+
+
+def test_malformed_json_is_parse_error_32700(raw: RawClient) -> None:
+    response = raw.post(None, raw=b'{"jsonrpc": "2.0", "id": 1, "method": ')
+    assert response.status_code == 400
+    body = response.json()
+    validate_error(MODERN, body)
+    assert body["error"]["code"] == -32700 and "id" not in body
+    assert_still_serving(raw)
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        [{"jsonrpc": "2.0", "id": 1, "method": "ping"}],
+        {"jsonrpc": "1.0", "id": 1, "method": "server/discover"},
+        {"jsonrpc": "2.0", "id": None, "method": "server/discover"},
+        {"jsonrpc": "2.0", "id": 1, "method": 42},
+        {"jsonrpc": "2.0", "id": 1, "method": "resources/list", "params": [1]},
+        "just a string",
+    ],
+)
+def test_invalid_requests_are_32600(raw: RawClient, message: object) -> None:
+    response = raw.post(message, {"MCP-Protocol-Version": MODERN, "Mcp-Method": "server/discover"})
+    assert response.status_code == 400
+    body = response.json()
+    validate_error(MODERN, body)
+    assert body["error"]["code"] == -32600
+    assert_still_serving(raw)
+
+
+def test_accept_without_event_stream_is_406(raw: RawClient) -> None:
+    response = raw.modern("resources/list", headers={"Accept": "application/json"})
+    assert response.status_code == 406
+    assert "Accept" in response.json()["error"]["message"]
+
+
+def test_non_json_content_type_is_415(raw: RawClient) -> None:
+    response = raw.modern("resources/list", headers={"Content-Type": "text/plain"})
+    assert response.status_code == 415
+
+
+def test_foreign_origin_is_403(raw: RawClient) -> None:
+    # streamable-http "Security & Endpoint": invalid Origin → 403, body a JSON-RPC error without id.
+    response = raw.modern("resources/list", headers={"Origin": "http://evil.example.com"})
+    assert response.status_code == 403
+    body = response.json()
+    validate_error(MODERN, body)
+    assert "id" not in body
+    assert_still_serving(raw)
+
+
+def test_rebinding_host_is_403(raw: RawClient) -> None:
+    response = raw.modern("resources/list", headers={"Host": "evil.example.com"})
+    assert response.status_code == 403
+
+
+def test_loopback_origin_is_allowed(raw: RawClient) -> None:
+    response = raw.modern("resources/list", headers={"Origin": "http://localhost:6274"})
+    assert response.status_code == 200
+
+
+# -- 2025-11-25 (handshake era) ---------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("requested", "answered"),
+    [("2025-11-25", "2025-11-25"), ("2025-06-18", "2025-06-18"), ("2024-11-05", "2025-11-25")],
+)
+def test_initialize_negotiates_the_version(raw: RawClient, requested: str, answered: str) -> None:
+    # basic/lifecycle "Version Negotiation": same version if supported, else our latest.
+    response = raw.post(
+        {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "initialize",
+            "params": {
+                "protocolVersion": requested,
+                "capabilities": {},
+                "clientInfo": {"name": "t", "version": "1"},
+            },
+        }
+    )
+    body = response.json()
+    validate_response(LEGACY, "InitializeResult", body)
+    assert body["result"]["protocolVersion"] == answered
+    assert body["result"]["capabilities"]["resources"] is not None
+    session = response.headers["mcp-session-id"]
+    assert all(0x21 <= ord(c) <= 0x7E for c in session)
+
+
+def test_legacy_session_lists_reads_and_pings(raw: RawClient) -> None:
+    session = raw.initialize()
+    ping = raw.legacy(session, "ping").json()
+    validate_response(LEGACY, "EmptyResult", ping)
+    assert ping["result"] == {}
+    listed = raw.legacy(session, "resources/list").json()
+    validate_response(LEGACY, "ListResourcesResult", listed)
+    assert "resultType" not in listed["result"]
+    read = raw.legacy(session, "resources/read", {"uri": "docshelf://shelf/notes.txt"}).json()
+    validate_response(LEGACY, "ReadResourceResult", read)
+    assert read["result"]["contents"][0]["text"] == "Plain notes.\nSecond line.\n"
+
+
+def test_unknown_resource_is_32002_in_2025_11_25(raw: RawClient) -> None:
+    session = raw.initialize()
+    body = raw.legacy(session, "resources/read", {"uri": "docshelf://shelf/missing.md"}).json()
+    validate_error(LEGACY, body)
+    assert body["error"]["code"] == -32002
+    assert body["error"]["data"] == {"uri": "docshelf://shelf/missing.md"}
+
+
+def test_request_without_session_is_400(raw: RawClient) -> None:
+    response = raw.post(
+        {"jsonrpc": "2.0", "id": 1, "method": "resources/list"}, {"MCP-Protocol-Version": LEGACY}
+    )
+    assert response.status_code == 400
+    validate_error(LEGACY, response.json())
+
+
+def test_unknown_session_is_404(raw: RawClient) -> None:
+    response = raw.legacy("no-such-session", "resources/list")
+    assert response.status_code == 404
+    validate_error(LEGACY, response.json())
+
+
+def test_delete_ends_the_session_and_later_requests_are_404(raw: RawClient) -> None:
+    session = raw.initialize()
+    deleted = raw.http.delete(
+        raw.url, headers={"Mcp-Session-Id": session, "MCP-Protocol-Version": LEGACY}
+    )
+    assert deleted.status_code == 204
+    assert raw.legacy(session, "resources/list").status_code == 404
+    again = raw.http.delete(raw.url, headers={"Mcp-Session-Id": session})
+    assert again.status_code == 404
+
+
+def test_unsupported_protocol_version_header_is_400_in_a_session(raw: RawClient) -> None:
+    session = raw.initialize()
+    response = raw.legacy(session, "resources/list", version="1999-01-01")
+    assert response.status_code == 400
+    assert "MCP-Protocol-Version" in response.json()["error"]["message"]
+
+
+def test_unknown_method_in_a_session_is_32601(raw: RawClient) -> None:
+    session = raw.initialize()
+    body = raw.legacy(session, "tools/list").json()
+    validate_error(LEGACY, body)
+    assert body["error"]["code"] == -32601
+
+
+def test_get_opens_one_notification_stream_per_session(raw: RawClient) -> None:
+    # 2025-11-25 transports "Listening for Messages from the Server" and "Multiple Connections".
+    session = raw.initialize()
+    headers = {
+        "Accept": "text/event-stream",
+        "Mcp-Session-Id": session,
+        "MCP-Protocol-Version": LEGACY,
+    }
+    with raw.http.stream("GET", raw.url, headers=headers) as stream:
+        assert stream.status_code == 200
+        assert stream.headers["content-type"].startswith("text/event-stream")
+        assert stream.headers["x-accel-buffering"] == "no"
+        second = raw.http.get(raw.url, headers=headers)
+        assert second.status_code == 409
+    assert (
+        raw.http.get(raw.url, headers={**headers, "Accept": "application/json"}).status_code == 406
+    )
+    assert raw.http.get(raw.url, headers={**headers, "Mcp-Session-Id": "gone"}).status_code == 404
+
+
+def test_get_without_a_session_is_405_as_in_2026(raw: RawClient) -> None:
+    # 2026-07-28 streamable-http "Earlier Streamable HTTP Revisions": GET → 405.
+    response = raw.http.get(raw.url, headers={"Accept": "text/event-stream"})
+    assert response.status_code == 405

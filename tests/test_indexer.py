@@ -1,0 +1,198 @@
+"""The indexer on real SQLite files and real folders (DESIGN D6, D7)."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import sqlite3
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from app.runtime import Runtime
+from app.settings import Settings
+from storage.models import DocumentState
+from tests.support.paths import CORPUS_PDF
+
+SAMPLE_FILES = {
+    "guides/field-guide.md",
+    "notes.txt",
+    "data.json",
+    "table.csv",
+    "page.html",
+    "Straße plan.md",
+    "papers/pdflatex-4-pages.pdf",
+    "papers/libreoffice-writer-password.pdf",
+    "papers/broken.pdf",
+}
+
+
+def runtime_for(shelf: Path, data: Path, database_url: str, **settings: object) -> Runtime:
+    """A runtime on ``database_url`` (the ``database_url`` fixture: SQLite, then PostgreSQL)."""
+    options: dict[str, object] = {"workers": 1, **settings}
+    runtime = Runtime(
+        Settings(shelves=[str(shelf)], data_dir=data, database_url=database_url, **options)
+    )
+    runtime.open()
+    return runtime
+
+
+@pytest.fixture
+def runtime(sample_shelf: Path, tmp_path: Path, database_url: str) -> Iterator[Runtime]:
+    rt = runtime_for(sample_shelf, tmp_path / "data", database_url)
+    yield rt
+    rt.close()
+
+
+@pytest.mark.sqlite_only
+def test_sqlite_runs_in_wal_mode_with_foreign_keys(runtime: Runtime, tmp_path: Path) -> None:
+    with runtime.database.engine.connect() as connection:
+        assert connection.exec_driver_sql("PRAGMA journal_mode").scalar() == "wal"
+        assert connection.exec_driver_sql("PRAGMA foreign_keys").scalar() == 1
+        assert connection.exec_driver_sql("PRAGMA busy_timeout").scalar() == 10_000
+    tables = (
+        sqlite3.connect(tmp_path / "data" / "docshelf.db")
+        .execute("select name from sqlite_master where type='table'")
+        .fetchall()
+    )
+    assert {"documents", "representations", "alembic_version"} <= {t[0] for t in tables}
+
+
+def test_first_pass_records_every_file_with_mime_title_and_hash(
+    runtime: Runtime, sample_shelf: Path
+) -> None:
+    report = runtime.index()
+    assert report.seen == 9 and report.added == 9 and report.removed == 0
+    records = {r.path: r for r in runtime.catalog.page(None, 100)[0]}
+    assert set(records) == SAMPLE_FILES
+    assert records["guides/field-guide.md"].mime_type == "text/markdown"
+    assert records["guides/field-guide.md"].title == "Field Guide"
+    assert records["data.json"].mime_type == "application/json"
+    assert records["table.csv"].mime_type == "text/csv"
+    assert records["page.html"].mime_type == "text/html"
+    assert records["page.html"].title == "A page"
+    assert records["notes.txt"].title == "notes.txt"  # no heading: the file name
+    assert records["papers/pdflatex-4-pages.pdf"].page_count == 4
+    import hashlib
+
+    assert (
+        records["notes.txt"].sha256
+        == hashlib.sha256((sample_shelf / "notes.txt").read_bytes()).hexdigest()
+    )
+
+
+def test_broken_and_encrypted_pdfs_are_listed_with_the_reason(runtime: Runtime) -> None:
+    report = runtime.index()
+    assert {e.path: e.reason for e in report.errors} == {
+        "papers/broken.pdf": "corrupt",
+        "papers/libreoffice-writer-password.pdf": "encrypted",
+    }
+    encrypted = runtime.catalog.get("docshelf://shelf/papers/libreoffice-writer-password.pdf")
+    assert encrypted is not None and encrypted.state == DocumentState.FAILED
+    assert encrypted.error_reason == "encrypted" and encrypted.derived == ()
+
+
+def test_second_pass_skips_unchanged_files(runtime: Runtime) -> None:
+    runtime.index()
+    again = runtime.index()
+    assert again.unchanged == again.seen == 9
+    assert again.added == again.changed == again.removed == 0
+    assert not again.changes
+
+
+def test_touched_but_identical_file_is_not_reconverted(
+    runtime: Runtime, sample_shelf: Path
+) -> None:
+    runtime.index()
+    target = sample_shelf / "notes.txt"
+    os.utime(target, ns=(10**18, 10**18))  # 2001-09-09
+    report = runtime.index()
+    assert report.changed == 0 and report.unchanged == 9
+    record = runtime.catalog.get("docshelf://shelf/notes.txt")
+    assert record is not None and record.modified_at.year == 2001
+
+
+def test_changed_added_and_removed_files_are_followed(runtime: Runtime, sample_shelf: Path) -> None:
+    runtime.index()
+    (sample_shelf / "notes.txt").write_text("New notes.\n")
+    (sample_shelf / "table.csv").unlink()
+    (sample_shelf / "fresh.md").write_text("# Fresh\n")
+    report = runtime.index()
+    assert (report.added, report.changed, report.removed) == (1, 1, 1)
+    assert report.changes.added == {"docshelf://shelf/fresh.md"}
+    assert report.changes.removed == {"docshelf://shelf/table.csv"}
+    assert report.changes.changed == {"docshelf://shelf/notes.txt"}
+    assert runtime.catalog.get("docshelf://shelf/table.csv") is None
+    notes = runtime.catalog.get("docshelf://shelf/notes.txt")
+    assert notes is not None and notes.size == len("New notes.\n")
+
+
+def test_index_survives_a_restart(sample_shelf: Path, tmp_path: Path, database_url: str) -> None:
+    first = runtime_for(sample_shelf, tmp_path / "data", database_url)
+    first.index()
+    first.close()
+    second = runtime_for(sample_shelf, tmp_path / "data", database_url)
+    try:
+        report = second.index()
+        assert report.unchanged == 9 and second.catalog.count() == 9
+    finally:
+        second.close()
+
+
+def test_symlink_leaving_the_shelf_is_not_indexed(
+    sample_shelf: Path, tmp_path: Path, database_url: str
+) -> None:
+    secret = tmp_path / "secret.txt"
+    secret.write_text("outside")
+    (sample_shelf / "escape.txt").symlink_to(secret)
+    (sample_shelf / "inside.txt").symlink_to(sample_shelf / "notes.txt")
+    rt = runtime_for(sample_shelf, tmp_path / "data", database_url)
+    try:
+        rt.index()
+        assert rt.catalog.get("docshelf://shelf/escape.txt") is None
+        assert rt.catalog.get("docshelf://shelf/inside.txt") is not None
+    finally:
+        rt.close()
+
+
+def test_the_whole_corpus_indexes_and_reports_sizes(tmp_path: Path, database_url: str) -> None:
+    shelf = tmp_path / "corpus"
+    shutil.copytree(CORPUS_PDF, shelf)
+    rt = runtime_for(shelf, tmp_path / "data", database_url, workers=2)
+    try:
+        report = rt.index()
+        expected = {
+            Path(e["path"]).name: e["pages"]
+            for e in json.loads((CORPUS_PDF / "files.json").read_text())["data"]
+        }
+        pdfs = sorted(p.name for p in shelf.glob("*.pdf"))
+        assert report.seen == len(pdfs) + 2  # files.json and LICENSE are documents too
+        for name in pdfs:
+            record = rt.catalog.get(f"docshelf://corpus/{name}")
+            assert record is not None, name
+            assert record.size == (shelf / name).stat().st_size
+            if record.error_reason is None:
+                assert record.page_count == expected[name], name
+        assert {e.path for e in report.errors} == {"libreoffice-writer-password.pdf"}
+    finally:
+        rt.close()
+
+
+def test_migrations_downgrade_and_upgrade_again(tmp_path: Path) -> None:
+    from alembic import command
+
+    from storage.database import Database, alembic_config
+
+    database = Database(f"sqlite:///{tmp_path / 'm.db'}")
+    database.upgrade()
+    command.downgrade(alembic_config(database.engine), "base")
+    with database.engine.connect() as connection:
+        names = {
+            r[0]
+            for r in connection.exec_driver_sql("select name from sqlite_master where type='table'")
+        }
+    assert "documents" not in names
+    database.upgrade()
+    database.dispose()

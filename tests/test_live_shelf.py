@@ -1,0 +1,205 @@
+"""The shelf is live: file changes reach subscribed clients, in both eras and on both transports.
+
+Real files are written, renamed and deleted under a running ``docshelf serve``
+(or ``docshelf stdio``); the official SDK client waits for the notifications.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import anyio
+import httpx
+import mcp_types as types
+import pytest
+from mcp.client.subscriptions import ResourcesListChanged, ResourceUpdated
+from mcp.shared.exceptions import MCPDeprecationWarning, MCPError
+
+from tests.support.sdk import http_client, read_metadata, stdio_client
+from tests.support.servers import LEGACY, MODERN, RunningServer, modern_meta, serve
+from tests.support.shelves import make_shelf
+
+pytestmark = pytest.mark.anyio
+
+WAIT = 20  # seconds; the watcher answers in well under one
+
+
+@pytest.fixture
+def live(tmp_path: Path) -> Iterator[RunningServer]:
+    with serve(make_shelf(tmp_path / "shelf"), tmp_path / "data") as server:
+        yield server
+
+
+async def next_event(subscription, kind: type) -> object:  # type: ignore[no-untyped-def]
+    with anyio.fail_after(WAIT):
+        async for event in subscription:
+            if isinstance(event, kind):
+                return event
+    raise AssertionError("subscription ended")
+
+
+async def test_2026_listen_gets_updated_then_reads_new_content(live: RunningServer) -> None:
+    uri = "docshelf://shelf/notes.txt"
+    async with http_client(live.url, MODERN) as client:
+        async with client.listen(resources_list_changed=True, resource_subscriptions=[uri]) as sub:
+            assert sub.honored.resources_list_changed is True
+            assert sub.honored.resource_subscriptions == [uri]
+            (live.shelf / "notes.txt").write_text("Edited while served.\n")
+            event = await next_event(sub, ResourceUpdated)
+            assert event.uri == uri
+        read = await client.read_resource(uri)
+        metadata = await read_metadata(client, uri)
+    assert read.contents[0].text == "Edited while served.\n"
+    assert metadata.metadata[0].size == len("Edited while served.\n")
+    assert metadata.metadata[0].annotations.last_modified is not None
+
+
+async def test_2026_add_rename_delete_send_list_changed(live: RunningServer) -> None:
+    async with (
+        http_client(live.url, MODERN) as client,
+        client.listen(resources_list_changed=True) as sub,
+    ):
+        (live.shelf / "new.md").write_text("# New\n")
+        await next_event(sub, ResourcesListChanged)
+        assert (await client.read_resource("docshelf://shelf/new.md")).contents
+        os.rename(live.shelf / "new.md", live.shelf / "renamed.md")
+        await next_event(sub, ResourcesListChanged)
+        with pytest.raises(MCPError) as caught:
+            await client.read_resource("docshelf://shelf/new.md")
+        assert caught.value.error.code == -32602
+        assert (await client.read_resource("docshelf://shelf/renamed.md")).contents
+        shutil.rmtree(live.shelf / "papers")
+        await next_event(sub, ResourcesListChanged)
+        listed = await client.list_resources()
+    assert not any(r.uri.startswith("docshelf://shelf/papers/") for r in listed.resources)
+
+
+async def test_2025_subscribe_gets_updated_on_the_session_stream(live: RunningServer) -> None:
+    received: list[object] = []
+    updated = anyio.Event()
+
+    async def on_message(message: object) -> None:
+        received.append(message)
+        if isinstance(message, types.ResourceUpdatedNotification):
+            updated.set()
+
+    uri = "docshelf://shelf/guides/field-guide.md"
+    async with http_client(live.url, LEGACY, message_handler=on_message) as client:
+        with pytest.warns(MCPDeprecationWarning):
+            await client.subscribe_resource(uri)
+        await anyio.sleep(0.5)  # the SDK opens its GET stream in the background
+        # An editor's atomic save: write a temporary file, then rename it over the original.
+        temporary = live.shelf / "guides" / "field-guide.md.tmp"
+        temporary.write_text("# Field guide, second edition\n")
+        os.replace(temporary, live.shelf / "guides" / "field-guide.md")
+        with anyio.fail_after(WAIT):
+            await updated.wait()
+        read = await client.read_resource(uri)
+    assert read.contents[0].text == "# Field guide, second edition\n"
+    notes = [m for m in received if isinstance(m, types.ResourceUpdatedNotification)]
+    assert notes[0].params.uri == uri
+
+
+async def test_2025_list_changed_reaches_every_session_stream(live: RunningServer) -> None:
+    changed = anyio.Event()
+
+    async def on_message(message: object) -> None:
+        if isinstance(message, types.ResourceListChangedNotification):
+            changed.set()
+
+    async with http_client(live.url, LEGACY, message_handler=on_message):
+        await anyio.sleep(0.5)
+        (live.shelf / "added.txt").write_text("hello\n")
+        with anyio.fail_after(WAIT):
+            await changed.wait()
+
+
+async def test_stdio_both_eras_hear_about_changes(tmp_path: Path) -> None:
+    shelf = make_shelf(tmp_path / "shelf")
+    uri = "docshelf://shelf/data.json"
+    async with stdio_client(str(shelf), str(tmp_path / "data"), mode=MODERN) as client:
+        await client.list_resources()
+        async with client.listen(resource_subscriptions=[uri]) as sub:
+            (shelf / "data.json").write_text('{"edited": true}')
+            event = await next_event(sub, ResourceUpdated)
+            assert event.uri == uri
+
+    updated = anyio.Event()
+
+    async def on_message(message: object) -> None:
+        if isinstance(message, types.ResourceUpdatedNotification):
+            updated.set()
+
+    async with stdio_client(
+        str(shelf), str(tmp_path / "data"), mode="legacy", message_handler=on_message
+    ) as client:
+        with pytest.warns(MCPDeprecationWarning):
+            await client.subscribe_resource(uri)
+        (shelf / "data.json").write_text('{"edited": 2}')
+        with anyio.fail_after(WAIT):
+            await updated.wait()
+
+
+def test_raw_listen_stream_acks_first_with_the_subscription_id(live: RunningServer) -> None:
+    # basic/patterns/subscriptions "Acknowledgment": first message, carrying the listen id.
+    body = {
+        "jsonrpc": "2.0",
+        "id": "listen-7",
+        "method": "subscriptions/listen",
+        "params": {
+            "_meta": modern_meta(),
+            "notifications": {"toolsListChanged": True, "resourcesListChanged": True},
+        },
+    }
+    headers = {
+        "Accept": "application/json, text/event-stream",
+        "MCP-Protocol-Version": MODERN,
+        "Mcp-Method": "subscriptions/listen",
+    }
+    with httpx.stream("POST", live.url, json=body, headers=headers, timeout=WAIT) as response:
+        assert response.headers["content-type"].startswith("text/event-stream")
+        assert response.headers["x-accel-buffering"] == "no"
+        lines = response.iter_lines()
+        first = next(line for line in lines if line.startswith("data:"))
+    ack = json.loads(first[5:])
+    assert ack["method"] == "notifications/subscriptions/acknowledged"
+    assert ack["params"]["_meta"] == {"io.modelcontextprotocol/subscriptionId": "listen-7"}
+    assert ack["params"]["notifications"] == {"resourcesListChanged": True}  # no tools here
+
+
+def active_listeners(server: RunningServer) -> int:
+    metrics = httpx.get(f"{server.base}/metrics", timeout=10).text
+    match = re.search(r"^docshelf_active_subscriptions(?:\{[^}]*\})? ([0-9.e+]+)$", metrics, re.M)
+    assert match, metrics
+    return int(float(match.group(1)))
+
+
+def test_disconnected_clients_leave_nothing_behind(live: RunningServer) -> None:
+    before = active_listeners(live)
+    body = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "subscriptions/listen",
+        "params": {"_meta": modern_meta(), "notifications": {"resourcesListChanged": True}},
+    }
+    headers = {
+        "Accept": "application/json, text/event-stream",
+        "MCP-Protocol-Version": MODERN,
+        "Mcp-Method": "subscriptions/listen",
+    }
+    for _ in range(5):
+        with httpx.stream("POST", live.url, json=body, headers=headers, timeout=WAIT) as response:
+            lines = response.iter_lines()  # kept open: leaving a loop over it would disconnect
+            next(line for line in lines if line.startswith("data:"))
+            assert active_listeners(live) == before + 1
+    for _ in range(100):  # the server notices each disconnect within moments
+        if active_listeners(live) == before:
+            break
+        time.sleep(0.1)
+    assert active_listeners(live) == before
