@@ -1,0 +1,134 @@
+"""Packaging: the wheel built from this checkout, installed in a fresh venv, is the whole product.
+
+One build, one install, one stdio session: ``pip install`` of the wheel gives the
+``docshelf`` command (and ``python -m app``) with the version from ``app.__version__``,
+and that command serves the shared PDF corpus to the official SDK client over stdio —
+so the migrations, the converters' data files and every runtime dependency shipped.
+"""
+
+from __future__ import annotations
+
+import base64
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import anyio
+import pytest
+from mcp import Client
+from mcp.client.stdio import StdioServerParameters
+
+import app
+from tests.support.paths import CORPUS_PDF, REPO
+from tests.support.servers import child_env as clean_env
+
+# Not part of a checkout's build: VCS data, local venvs, caches, build output.
+NOT_SOURCE = shutil.ignore_patterns(
+    ".git",
+    ".venv",
+    "venv",
+    "build",
+    "dist",
+    "*.egg-info",
+    "__pycache__",
+    "*.pyc",
+    ".pytest_cache",
+    ".mypy_cache",
+    ".ruff_cache",
+    ".hypothesis",
+    "node_modules",
+    ".env",
+    "*.db",
+)
+
+
+def run(argv: list[str], cwd: Path, timeout: float = 300) -> subprocess.CompletedProcess[str]:
+    env = clean_env()
+    env.pop("PYTHONPATH", None)
+    done = subprocess.run(argv, cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout)
+    assert done.returncode == 0, f"{' '.join(argv)} failed:\n{done.stdout}\n{done.stderr}"
+    return done
+
+
+@pytest.mark.timeout(900)
+def test_the_wheel_installs_in_a_fresh_venv_and_serves_the_corpus_over_stdio(
+    tmp_path: Path,
+) -> None:
+    source = tmp_path / "checkout"
+    shutil.copytree(REPO, source, ignore=NOT_SOURCE)
+    run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            "--quiet",
+            "--no-deps",
+            "--wheel-dir",
+            str(tmp_path / "dist"),
+            str(source),
+        ],
+        cwd=tmp_path,
+    )
+    [wheel] = (tmp_path / "dist").glob("docshelf-*.whl")
+    assert wheel.name.startswith(f"docshelf-{app.__version__}-")
+
+    venv = tmp_path / "venv"
+    run([sys.executable, "-m", "venv", str(venv)], cwd=tmp_path)
+    python, docshelf = venv / "bin" / "python", venv / "bin" / "docshelf"
+    run([str(python), "-m", "pip", "install", "--quiet", str(wheel)], cwd=tmp_path, timeout=600)
+
+    assert (
+        run([str(docshelf), "--version"], cwd=tmp_path).stdout.strip()
+        == f"docshelf {app.__version__}"
+    )
+    assert (
+        run([str(python), "-m", "app", "--version"], cwd=tmp_path).stdout.strip()
+        == f"docshelf {app.__version__}"
+    )
+    where = run(
+        [
+            str(python),
+            "-c",
+            "import app, migrations; print(app.__file__); print(migrations.__file__)",
+        ],
+        cwd=tmp_path,
+    ).stdout.split()
+    assert all(Path(p).is_relative_to(venv) for p in where), where  # not this checkout
+
+    expected = {p.name for p in CORPUS_PDF.iterdir() if p.is_file() and not p.name.startswith(".")}
+    assert len(expected) > 10
+    params = StdioServerParameters(
+        command=str(docshelf),
+        args=[
+            "stdio",
+            "--root",
+            str(CORPUS_PDF),
+            "--data-dir",
+            str(tmp_path / "data"),
+            "--no-watch",
+        ],
+        env={k: v for k, v in clean_env().items() if k != "PYTHONPATH"},
+        cwd=str(tmp_path),
+    )
+
+    async def session() -> tuple[set[str], dict[str, str | None]]:
+        names: set[str] = set()
+        with anyio.fail_after(180):
+            async with Client(params, mode="2026-07-28", cache=None) as client:
+                while not expected <= names:  # the first index pass runs in the background
+                    names = {r.name for r in (await client.list_resources()).resources}
+                    await anyio.sleep(0.25)
+                read = await client.read_resource("docshelf://pdf/pdflatex-4-pages.pdf")
+        variants = {
+            c.mime_type or "": getattr(c, "text", None) or getattr(c, "blob", None)
+            for c in read.contents
+        }
+        return names, variants
+
+    names, variants = anyio.run(session)
+    assert expected <= names
+    assert base64.b64decode(variants["application/pdf"] or "")[:5] == b"%PDF-"
+    assert variants["text/markdown"] and variants["text/plain"]  # the converters ran from the wheel
+    assert "application/json" in variants
