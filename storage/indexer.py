@@ -26,7 +26,7 @@ from storage.events import ChangeSet, EventBus
 from storage.models import Document, DocumentState, Representation
 from storage.shelves import OutsideShelf, Shelf
 from storage.store import RepresentationStore
-from storage.uris import build_uri
+from storage.uris import MAX_URI_LENGTH, build_uri
 
 log = logging.getLogger(__name__)
 
@@ -226,6 +226,11 @@ class Indexer:
                 }
                 for path in batch:
                     doc = existing.get(path)
+                    if len(uri := build_uri(shelf.name, path)) > MAX_URI_LENGTH:
+                        report.failed += 1
+                        message = f"its URI would be {len(uri)} characters, over {MAX_URI_LENGTH}"
+                        report.errors.append(FileError(path, "path_too_long", message))
+                        continue
                     probe = self._probe(shelf, path)
                     if probe is None:
                         if doc is not None:

@@ -21,6 +21,9 @@ PREFIX = f"{SCHEME}://"
 
 # RFC 3986 pchar minus "%" (which quote() produces itself): unreserved, sub-delims, ":" and "@".
 _SEGMENT_SAFE = "-._~!$&'()*+,;=:@"
+# PostgreSQL caps a btree index entry at 2704 bytes and URIs are unique-indexed; a longer
+# URI is refused (and reported) rather than failing a whole index pass.
+MAX_URI_LENGTH = 2048
 _SHELF_NAME = re.compile(r"^[a-z0-9](?:[a-z0-9._-]{0,62}[a-z0-9])?$")
 _FORBIDDEN_IN_SEGMENT = re.compile(r"[\x00-\x1f\x7f/\\]")
 

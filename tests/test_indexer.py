@@ -196,3 +196,28 @@ def test_migrations_downgrade_and_upgrade_again(tmp_path: Path) -> None:
     assert "documents" not in names
     database.upgrade()
     database.dispose()
+
+
+def test_a_path_too_long_for_a_uri_is_reported_and_the_rest_indexed(
+    tmp_path: Path, database_url: str
+) -> None:
+    """A URI over MAX_URI_LENGTH (PostgreSQL's btree entry cap is 2704 bytes) is refused with
+    a clear error instead of failing the whole pass."""
+    import random
+
+    shelf = tmp_path / "shelf"
+    # ~2.9 KB of path that does not compress (PostgreSQL compresses index entries)
+    deep = shelf.joinpath(*(random.Random(n).randbytes(115).hex() for n in range(12)))
+    deep.mkdir(parents=True)
+    (deep / "deep.txt").write_text("deep\n")
+    (shelf / "short.txt").write_text("short\n")
+    runtime = runtime_for(shelf, tmp_path / "data", database_url)
+    try:
+        report = runtime.index()
+        assert runtime.catalog.count() == 1
+        assert [(e.reason, e.path.endswith("deep.txt")) for e in report.errors] == [
+            ("path_too_long", True)
+        ]
+        assert "over 2048" in report.errors[0].message
+    finally:
+        runtime.close()
