@@ -110,6 +110,9 @@ class ConversionPool:
     def _ensure_pool(self) -> multiprocessing.pool.Pool:
         if self._pool is None:
             context = multiprocessing.get_context("forkserver")
+            # Workers fork from a server that has the converters imported already, so a
+            # replacement pool (after a timeout) is ready in milliseconds, not seconds.
+            context.set_forkserver_preload(["storage.conversion"])
             self._pool = context.Pool(
                 self.workers, initializer=_limit_memory, initargs=(self.memory_bytes,)
             )
