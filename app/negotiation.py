@@ -41,6 +41,7 @@ __all__ = [
     "negotiate",
     "parse_features",
     "parse_tag",
+    "shapes_output",
 ]
 
 _log = logging.getLogger(__name__)
@@ -333,6 +334,15 @@ class _Preferences:
     @property
     def active(self) -> bool:
         return bool(self.effective)
+
+
+def shapes_output(features: Features) -> bool:
+    """Whether these features change what ``negotiate`` returns compared with no features.
+
+    Results shaped by features are not the same for every client, which matters to
+    caches keyed on the request alone (see ``app.mcp.context.cache_hints``).
+    """
+    return _preferences(features).active
 
 
 def _preferences(features: Features) -> _Preferences:

@@ -12,6 +12,7 @@ from typing import Any
 
 from app import __version__
 from app.mcp import wire
+from app.negotiation import parse_features, shapes_output
 
 SERVER_INFO = {"name": "docshelf", "title": "docshelf", "version": __version__}
 
@@ -20,8 +21,19 @@ CACHE_HINTS: dict[str, tuple[int, str]] = {
     "server/discover": (3_600_000, "public"),
     "resources/templates/list": (3_600_000, "public"),
     "resources/list": (60_000, "public"),
-    "resources/read": (60_000, "public"),
+    # A read's contents[] depend on the client's negotiated features, which are not part
+    # of the cache key (caching "Cache Key": method + params): never shared between
+    # callers, and not reusable at all when features shaped it (see cache_hints).
+    "resources/read": (60_000, "private"),
 }
+
+
+def cache_hints(method: str, client_capabilities: dict[str, Any]) -> tuple[int, str] | None:
+    """(ttlMs, cacheScope) for a cacheable result, or None for other methods."""
+    hints = CACHE_HINTS.get(method)
+    if hints and method == "resources/read" and shapes_output(parse_features(client_capabilities)):
+        return 0, "private"  # "If ttlMs is 0, the response SHOULD be considered immediately stale"
+    return hints
 
 
 @dataclass(frozen=True, slots=True)
@@ -30,7 +42,9 @@ class Era:
     resource_not_found_code: int
     stamps_results: bool
 
-    def finish(self, method: str, result: dict[str, Any]) -> dict[str, Any]:
+    def finish(
+        self, method: str, result: dict[str, Any], client_capabilities: dict[str, Any]
+    ) -> dict[str, Any]:
         """Add the era's required result fields to a handler's result."""
         if not self.stamps_results:
             return result
@@ -38,8 +52,9 @@ class Era:
         result.setdefault("resultType", "complete")
         meta = result.setdefault("_meta", {})
         meta.setdefault(wire.META_SERVER_INFO, SERVER_INFO)
-        if method in CACHE_HINTS:
-            ttl, scope = CACHE_HINTS[method]
+        hints = cache_hints(method, client_capabilities)
+        if hints:
+            ttl, scope = hints
             result.setdefault("ttlMs", ttl)
             result.setdefault("cacheScope", scope)
         return result

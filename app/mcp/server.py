@@ -179,7 +179,7 @@ class McpServer:
             raise wire.McpError(
                 wire.INTERNAL_ERROR, f"Internal error: {type(exc).__name__}"
             ) from exc
-        return ctx.era.finish(message.method, result)
+        return ctx.era.finish(message.method, result, ctx.client_capabilities)
 
     def _subscribe(self, ctx: RequestContext, params: Mapping[str, Any]) -> dict[str, Any]:
         """2025-11-25 server/resources "Subscriptions": this URI's updates on the session stream."""
