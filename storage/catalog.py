@@ -7,7 +7,7 @@ these records alone, without opening any document.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import datetime
 
 from sqlalchemy import func, select
 from sqlalchemy.orm import selectinload
@@ -56,9 +56,6 @@ class DocumentRecord:
 
 
 def _record(doc: Document) -> DocumentRecord:
-    modified = doc.modified_at
-    if modified.tzinfo is None:  # SQLite keeps no zone; we always store UTC
-        modified = modified.replace(tzinfo=UTC)
     return DocumentRecord(
         id=doc.id,
         shelf=doc.shelf,
@@ -71,7 +68,7 @@ def _record(doc: Document) -> DocumentRecord:
         size=doc.size,
         sha256=doc.sha256,
         page_count=doc.page_count,
-        modified_at=modified,
+        modified_at=doc.modified_at,
         state=doc.state,
         error_reason=doc.error_reason,
         error_message=doc.error_message,

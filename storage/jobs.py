@@ -142,15 +142,7 @@ class JobRecord:
         return self.state not in JobState.PENDING
 
 
-def _utc(value: datetime | None) -> datetime | None:
-    if value is not None and value.tzinfo is None:  # SQLite keeps no zone; we always store UTC
-        return value.replace(tzinfo=UTC)
-    return value
-
-
 def _record(job: Job) -> JobRecord:
-    requested = _utc(job.requested_at)
-    assert requested is not None
     return JobRecord(
         id=job.id,
         shelf=job.shelf,
@@ -160,9 +152,9 @@ def _record(job: Job) -> JobRecord:
         owner=job.owner,
         requests=job.requests,
         state=job.state,
-        requested_at=requested,
-        started_at=_utc(job.started_at),
-        finished_at=_utc(job.finished_at),
+        requested_at=job.requested_at,
+        started_at=job.started_at,
+        finished_at=job.finished_at,
         seen=job.seen,
         added=job.added,
         changed=job.changed,
@@ -345,7 +337,7 @@ class JobRunner:
             Job.owner == self.owner, Job.state.in_(JobState.PENDING)
         )
         with self.database.session() as session:
-            return _utc(session.scalar(query))
+            return session.scalar(query)
 
     # -- life cycle -----------------------------------------------------------------------
 

@@ -2,10 +2,37 @@
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import UTC, datetime
 
-from sqlalchemy import JSON, BigInteger, DateTime, ForeignKey, Index, String, Text, UniqueConstraint
+from sqlalchemy import (
+    JSON,
+    BigInteger,
+    DateTime,
+    Dialect,
+    ForeignKey,
+    Index,
+    String,
+    Text,
+    TypeDecorator,
+    UniqueConstraint,
+)
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
+
+
+class UTCDateTime(TypeDecorator[datetime]):
+    """A timestamp that always comes back timezone-aware in UTC.
+
+    PostgreSQL keeps the zone; SQLite keeps none, so a value read back from it is
+    naive. We only ever store UTC, so naive values are UTC.
+    """
+
+    impl = DateTime(timezone=True)
+    cache_ok = True
+
+    def process_result_value(self, value: datetime | None, dialect: Dialect) -> datetime | None:
+        if value is not None and value.tzinfo is None:
+            return value.replace(tzinfo=UTC)
+        return value
 
 
 class Base(DeclarativeBase):
@@ -47,8 +74,8 @@ class Document(Base):
     state: Mapped[str] = mapped_column(String(16), default=DocumentState.READY)
     error_reason: Mapped[str | None] = mapped_column(String(32))
     error_message: Mapped[str | None] = mapped_column(Text)
-    modified_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
-    indexed_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    modified_at: Mapped[datetime] = mapped_column(UTCDateTime())
+    indexed_at: Mapped[datetime] = mapped_column(UTCDateTime())
 
     representations: Mapped[list[Representation]] = relationship(
         back_populates="document", cascade="all, delete-orphan", order_by="Representation.id"
@@ -91,9 +118,9 @@ class Job(Base):
     owner: Mapped[str] = mapped_column(String(300))  # "host:pid" of the process that runs it
     requests: Mapped[int] = mapped_column(default=1)  # how many requests were coalesced into it
     state: Mapped[str] = mapped_column(String(16))
-    requested_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
-    started_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
-    finished_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    requested_at: Mapped[datetime] = mapped_column(UTCDateTime())
+    started_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
+    finished_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
     seen: Mapped[int] = mapped_column(default=0)
     added: Mapped[int] = mapped_column(default=0)
     changed: Mapped[int] = mapped_column(default=0)

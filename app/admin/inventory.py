@@ -9,7 +9,6 @@ from __future__ import annotations
 import base64
 import binascii
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from typing import Any
 
 from sqlalchemy import func, select
@@ -47,10 +46,6 @@ def decode_cursor(cursor: str) -> int:
     if not text.startswith(_CURSOR_PREFIX) or not number.isdigit() or int(number) > MAX_ID:
         raise InvalidCursor(cursor)
     return int(number)
-
-
-def _utc(value: datetime) -> datetime:
-    return value.replace(tzinfo=UTC) if value.tzinfo is None else value
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,8 +87,8 @@ def document_page(
                 mime_type=doc.mime_type,
                 size=doc.size,
                 state=doc.state,  # type: ignore[arg-type]  # stored values are the Literal's
-                modified_at=_utc(doc.modified_at),
-                indexed_at=_utc(doc.indexed_at),
+                modified_at=doc.modified_at,
+                indexed_at=doc.indexed_at,
                 representations=len(doc.representations),
                 error_reason=doc.error_reason,
             )
@@ -130,8 +125,8 @@ def document_detail(database: Database, document_id: int) -> DocumentDetail | No
             facts=dict(doc.facts or {}),
             converter=doc.converter,
             state=doc.state,  # type: ignore[arg-type]
-            modified_at=_utc(doc.modified_at),
-            indexed_at=_utc(doc.indexed_at),
+            modified_at=doc.modified_at,
+            indexed_at=doc.indexed_at,
             representations=[
                 RepresentationOut(
                     mime_type=r.mime_type,
