@@ -6,8 +6,9 @@ from typing import Any, Literal
 
 import mcp_types as types
 from mcp import Client
+from mcp.client import ClientExtension, advertise
 from mcp.client.stdio import StdioServerParameters
-from pydantic import ConfigDict
+from pydantic import ConfigDict, TypeAdapter
 
 from tests.support.servers import child_env, docshelf_command
 
@@ -46,6 +47,36 @@ async def read_metadata(client: Client, uri: str) -> MetadataResult:
     return await client.session.send_request(
         MetadataRequest(params=MetadataParams(uri=uri)), MetadataResult
     )
+
+
+# A result exactly as the server sent it (after the SDK's own checks), for schema validation
+# and byte-for-byte comparison.
+RAW_RESULT: TypeAdapter[dict[str, Any]] = TypeAdapter(dict[str, Any])
+
+CONTENT_NEGOTIATION = "io.modelcontextprotocol/content-negotiation"
+
+
+async def raw_result(client: Client, request: types.Request[Any, Any]) -> dict[str, Any]:
+    """Send ``request`` through the SDK and return its result as a plain JSON object."""
+    return await client.session.send_request(request, RAW_RESULT)
+
+
+async def raw_read(client: Client, uri: str) -> dict[str, Any]:
+    """``resources/read`` with every field the server sent, SEP fields included."""
+    request = types.ReadResourceRequest(params=types.ReadResourceRequestParams(uri=uri))
+    return await raw_result(client, request)
+
+
+async def raw_metadata(client: Client, uri: str) -> dict[str, Any]:
+    """``resources/metadata`` (SEP "Resource Contents Metadata" §2) as a plain JSON object."""
+    return await raw_result(client, MetadataRequest(params=MetadataParams(uri=uri)))
+
+
+def content_negotiation(features: list[Any], version: Any = "1.0") -> ClientExtension:
+    """The content negotiation SEP's client settings, ``{"version", "features"}``, as an SDK
+    extension ad (``initialize`` capabilities in 2025-11-25, every request's ``_meta`` in
+    2026-07-28). ``features`` goes on the wire as given, malformed entries included."""
+    return advertise(CONTENT_NEGOTIATION, {"version": version, "features": features})
 
 
 def http_client(url: str, era: str, **kwargs: Any) -> Client:
