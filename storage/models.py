@@ -97,7 +97,7 @@ class Representation(Base):
     mime_type: Mapped[str] = mapped_column(String(255))
     size: Mapped[int] = mapped_column(BigInteger)
     sha256: Mapped[str] = mapped_column(String(64))
-    store_key: Mapped[str] = mapped_column(String(512))
+    store_key: Mapped[str] = mapped_column(String(512), index=True)
     converter: Mapped[str] = mapped_column(String(64))
     converter_version: Mapped[str] = mapped_column(String(32))
 
