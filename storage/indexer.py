@@ -152,7 +152,6 @@ class Indexer:
                         session.scalars(select(Document.path).where(Document.shelf == name))
                     )
                 report.merge(self._index(shelf, sorted(known | set(on_disk)), force, progress))
-        self._publish(report.changes)
         return report
 
     def refresh(self, shelf_name: str, paths: Iterable[str], *, force: bool = False) -> IndexReport:
@@ -183,7 +182,6 @@ class Indexer:
                         p for p in shelf.walk() if p.startswith(path.rstrip("/") + "/")
                     )
             report = self._index(shelf, sorted(candidates), force, None)
-        self._publish(report.changes)
         return report
 
     def document_count(self) -> int:
@@ -211,6 +209,9 @@ class Indexer:
         added: set[str] = set()
         removed: set[str] = set()
         changed: set[str] = set()
+        seen_added: set[str] = set()
+        seen_removed: set[str] = set()
+        seen_changed: set[str] = set()
         total = len(paths)
         for start in range(0, total, BATCH_SIZE):
             batch = paths[start : start + BATCH_SIZE]
@@ -267,6 +268,15 @@ class Indexer:
                         report.added += 1
                     else:
                         report.changed += 1
+            # Publish per batch, so clients hear about a bulk copy as it is absorbed.
+            self._publish(
+                ChangeSet(
+                    frozenset(added - seen_added),
+                    frozenset(removed - seen_removed),
+                    frozenset(changed - seen_changed),
+                )
+            )
+            seen_added, seen_removed, seen_changed = set(added), set(removed), set(changed)
             if progress:
                 progress(min(start + BATCH_SIZE, total), total)
         report.changes = ChangeSet(frozenset(added), frozenset(removed), frozenset(changed))
