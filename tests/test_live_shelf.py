@@ -22,7 +22,7 @@ from mcp.client.subscriptions import ResourcesListChanged, ResourceUpdated
 from mcp.shared.exceptions import MCPDeprecationWarning, MCPError
 
 from tests.support.sdk import http_client, read_metadata, stdio_client
-from tests.support.servers import LEGACY, MODERN, RunningServer, modern_meta, serve
+from tests.support.servers import LEGACY, MODERN, RawClient, RunningServer, modern_meta, serve
 from tests.support.shelves import make_shelf
 
 pytestmark = pytest.mark.anyio
@@ -203,3 +203,89 @@ def test_disconnected_clients_leave_nothing_behind(live: RunningServer) -> None:
             break
         time.sleep(0.1)
     assert active_listeners(live) == before
+
+
+def list_all_uris(raw: RawClient) -> set[str]:
+    uris: set[str] = set()
+    cursor = None
+    while True:
+        result = raw.modern("resources/list", {"cursor": cursor} if cursor else {}).json()["result"]
+        uris |= {r["uri"] for r in result["resources"]}
+        cursor = result.get("nextCursor")
+        if cursor is None:
+            return uris
+
+
+def test_a_bulk_copy_is_absorbed_and_a_deleted_folder_forgotten(
+    live: RunningServer, tmp_path: Path
+) -> None:
+    source = tmp_path / "bulk"
+    for folder in range(10):
+        (source / f"part-{folder}").mkdir(parents=True)
+        for n in range(30):
+            (source / f"part-{folder}" / f"note-{n}.txt").write_text(f"note {folder}/{n}\n")
+    raw = RawClient(live.url)
+    before = list_all_uris(raw)
+    shutil.copytree(source, live.shelf / "bulk")
+    deadline = time.monotonic() + 120
+    while len(list_all_uris(raw) - before) < 300:
+        assert time.monotonic() < deadline, "the bulk copy was not absorbed in time"
+        time.sleep(0.5)
+    assert (
+        raw.modern("resources/read", {"uri": "docshelf://shelf/bulk/part-9/note-29.txt"}).json()[
+            "result"
+        ]["contents"][0]["text"]
+        == "note 9/29\n"
+    )
+    shutil.rmtree(live.shelf / "bulk")
+    while list_all_uris(raw) != before:
+        assert time.monotonic() < deadline, "the deleted folder was not forgotten in time"
+        time.sleep(0.5)
+    raw.close()
+
+
+def test_startup_reconciliation_catches_what_changed_while_down(tmp_path: Path) -> None:
+    shelf, data = make_shelf(tmp_path / "shelf"), tmp_path / "data"
+    with serve(shelf, data):
+        pass
+    (shelf / "notes.txt").write_text("Changed while the server was down.\n")
+    (shelf / "table.csv").unlink()
+    (shelf / "arrived.md").write_text("# Arrived\n")
+    with serve(shelf, data) as server:
+        raw = RawClient(server.url)
+        notes = raw.modern("resources/read", {"uri": "docshelf://shelf/notes.txt"}).json()
+        assert notes["result"]["contents"][0]["text"] == "Changed while the server was down.\n"
+        gone = raw.modern("resources/read", {"uri": "docshelf://shelf/table.csv"}).json()
+        assert gone["error"]["code"] == -32602
+        arrived = raw.modern("resources/metadata", {"uri": "docshelf://shelf/arrived.md"}).json()
+        assert arrived["result"]["metadata"][0]["title"] == "Arrived"
+        raw.close()
+
+
+def test_legacy_streams_end_with_their_session_and_leave_nothing_behind(
+    live: RunningServer,
+) -> None:
+    raw = RawClient(live.url)
+    before = active_listeners(live)
+    session = raw.initialize()
+    headers = {
+        "Accept": "text/event-stream",
+        "Mcp-Session-Id": session,
+        "MCP-Protocol-Version": LEGACY,
+    }
+    with httpx.stream("GET", live.url, headers=headers, timeout=WAIT) as stream:
+        assert stream.status_code == 200
+        for _ in range(50):
+            if active_listeners(live) == before + 1:
+                break
+            time.sleep(0.1)
+        assert active_listeners(live) == before + 1
+        # DELETE ends the session and, with it, its open stream (the server closes it).
+        assert raw.http.delete(live.url, headers={"Mcp-Session-Id": session}).status_code == 204
+        assert list(stream.iter_lines()) is not None
+    for _ in range(50):
+        if active_listeners(live) == before:
+            break
+        time.sleep(0.1)
+    assert active_listeners(live) == before
+    raw.close()
