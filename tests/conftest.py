@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from tests.support.servers import RawClient, RunningServer, serve
+from tests.support.servers import RawClient, RunningServer, child_env, docshelf_command, serve
 from tests.support.shelves import make_shelf
 
 pytest_plugins = ["tests.support.databases"]
@@ -20,6 +21,22 @@ def shelf_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningSe
     shelf = make_shelf(base / "shelf")
     with serve(shelf, base / "data", "--page-size", "3") as server:
         yield server
+
+
+@pytest.fixture(scope="session")
+def indexed_shelf(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """A sample shelf indexed ahead of time by ``docshelf index``, for ``docshelf stdio``."""
+    base = tmp_path_factory.mktemp("stdio")
+    shelf, data = make_shelf(base / "shelf"), base / "data"
+    done = subprocess.run(
+        docshelf_command("index", "--root", str(shelf), "--data-dir", str(data)),
+        env=child_env(),
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr
+    return shelf, data
 
 
 @pytest.fixture

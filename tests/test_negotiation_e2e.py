@@ -55,7 +55,6 @@ from tests.support.servers import (
     MODERN,
     RunningServer,
     child_env,
-    docshelf_command,
     serve,
 )
 from tests.support.shelves import make_shelf
@@ -125,24 +124,6 @@ def capped_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningS
     env = child_env(DOCSHELF_BINARY_CAP_MB=TINY_CAP_MB)
     with serve(shelf, base / "data", env=env) as server:
         yield server
-
-
-@pytest.fixture(scope="module")
-def indexed_shelf(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
-    """A sample shelf indexed ahead of time, for ``docshelf stdio``."""
-    import subprocess
-
-    base = tmp_path_factory.mktemp("negotiation-stdio")
-    shelf, data = make_shelf(base / "shelf"), base / "data"
-    done = subprocess.run(
-        docshelf_command("index", "--root", str(shelf), "--data-dir", str(data)),
-        env=child_env(),
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    assert done.returncode == 0, done.stderr
-    return shelf, data
 
 
 def client(server: RunningServer, era: str, features: list[Any] | None = None) -> Client:

@@ -13,7 +13,7 @@ from mcp.shared.exceptions import MCPError
 
 from tests.support.schema import validate
 from tests.support.sdk import RichReadResult, http_client, read_metadata, stdio_client
-from tests.support.servers import LEGACY, MODERN, RunningServer, child_env, docshelf_command
+from tests.support.servers import LEGACY, MODERN, RunningServer
 
 pytestmark = pytest.mark.anyio
 
@@ -102,25 +102,6 @@ async def test_sdk_auto_mode_discovers_the_modern_era(shelf_server: RunningServe
     async with Client(shelf_server.url, cache=None) as client:
         assert client.server_info is not None and client.server_info.name == "docshelf"
         assert await list_all(client)
-
-
-@pytest.fixture(scope="module")
-def indexed_shelf(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
-    import subprocess
-
-    from tests.support.shelves import make_shelf
-
-    base = tmp_path_factory.mktemp("stdio")
-    shelf, data = make_shelf(base / "shelf"), base / "data"
-    done = subprocess.run(
-        docshelf_command("index", "--root", str(shelf), "--data-dir", str(data)),
-        env=child_env(),
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    assert done.returncode == 0, done.stderr
-    return shelf, data
 
 
 @pytest.mark.parametrize("mode", ["2026-07-28", "legacy", "auto"])
