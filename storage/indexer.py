@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path, PurePosixPath
 
-from sqlalchemy import delete, func, select
+from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from converters.detect import HEAD_BYTES, detect_mime
@@ -183,10 +183,6 @@ class Indexer:
                     )
             report = self._index(shelf, sorted(candidates), force, None)
         return report
-
-    def document_count(self) -> int:
-        with self.database.session() as session:
-            return session.scalar(select(func.count(Document.id))) or 0
 
     # -- the pass -------------------------------------------------------------------------
 
@@ -419,7 +415,6 @@ class Indexer:
                 return False
             self._drop_representations(session, doc)
             doc.converter = None
-            session.execute(delete(Representation).where(Representation.document_id == document_id))
         return True
 
     def _publish(self, changes: ChangeSet) -> None:

@@ -48,9 +48,6 @@ class RepresentationStore:
     def get(self, key: str) -> bytes:
         return self._path(key).read_bytes()
 
-    def exists(self, key: str) -> bool:
-        return self._path(key).is_file()
-
     def delete(self, key: str) -> None:
         path = self._path(key)
         path.unlink(missing_ok=True)
@@ -59,6 +56,3 @@ class RepresentationStore:
                 parent.rmdir()
             except OSError:
                 break
-
-    def total_size(self) -> int:
-        return sum(p.stat().st_size for p in self.root.rglob("*") if p.is_file())

@@ -16,8 +16,6 @@ MODERN_VERSIONS: tuple[str, ...] = ("2026-07-28",)
 LEGACY_VERSIONS: tuple[str, ...] = ("2025-11-25", "2025-06-18", "2025-03-26")
 SUPPORTED_VERSIONS: tuple[str, ...] = MODERN_VERSIONS + LEGACY_VERSIONS
 LATEST_LEGACY = LEGACY_VERSIONS[0]
-# 2025-11-25 basic/transports "Protocol Version Header": without the header, assume 2025-03-26.
-LEGACY_DEFAULT_HEADER_VERSION = "2025-03-26"
 
 # Reserved _meta keys (2026-07-28 basic/index "_meta").
 META_PROTOCOL_VERSION = "io.modelcontextprotocol/protocolVersion"
@@ -43,7 +41,6 @@ INTERNAL_ERROR = -32603
 # MCP error codes.
 RESOURCE_NOT_FOUND_LEGACY = -32002  # 2025-11-25 server/resources "Error Handling"
 HEADER_MISMATCH = -32020  # 2026-07-28 streamable-http "Server Validation"
-MISSING_REQUIRED_CLIENT_CAPABILITY = -32021
 UNSUPPORTED_PROTOCOL_VERSION = -32022  # 2026-07-28 basic/versioning
 
 
