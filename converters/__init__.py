@@ -18,7 +18,7 @@ from converters.base import (
     OutlineEntry,
     Representation,
 )
-from converters.registry import CONVERTERS, convert, find_converter
+from converters.registry import CONVERTERS, convert, find_converter, offered_formats
 from converters.schema import DOCUMENT_SCHEMA_ID, DOCUMENT_SCHEMA_NAME, document_schema
 
 __all__ = [
@@ -39,4 +39,5 @@ __all__ = [
     "convert",
     "document_schema",
     "find_converter",
+    "offered_formats",
 ]

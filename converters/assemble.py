@@ -1,40 +1,39 @@
 """Turn a converter's producers into a :class:`ConversionResult`.
 
 Every source is offered in the four derived formats of DESIGN D4 minus its own
-type. Producers are callables so that the variant equal to the source's type
-(say, rendering a PDF of a PDF) is never computed at all.
+type. Producers are callables so that a variant is computed only when it is
+asked for: the one equal to the source's type (a PDF of a PDF) never, the
+rendered PDF of a text source only on demand (DESIGN D12).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 
 from converters.base import (
     DERIVED_MIME_TYPES,
     ConversionResult,
     Facts,
-    Representation,
+    Producer,
     base_mime_type,
 )
-
-Producer = Callable[[], bytes]
 
 
 def assemble(
     source_mime_type: str, facts: Facts, producers: Mapping[str, Producer]
 ) -> ConversionResult:
-    """Call the producers the source needs, in the canonical order of D4.
+    """The result for a source: its producers in the canonical order of D4, minus its own type.
 
     ``producers`` must offer every derived type except, optionally, the
     source's own; a missing one is a programming error, not a bad document.
     """
     source = base_mime_type(source_mime_type)
-    representations: list[Representation] = []
+    ordered: dict[str, Producer] = {}
     for mime_type in DERIVED_MIME_TYPES:
         if mime_type == source:
             continue
         producer = producers.get(mime_type)
         if producer is None:
             raise LookupError(f"converter offers no producer for {mime_type}")
-        representations.append(Representation(mime_type, producer()))
-    return ConversionResult(facts=facts, representations=tuple(representations))
+        ordered[mime_type] = producer
+    return ConversionResult(facts=facts, producers=ordered)

@@ -8,8 +8,9 @@ about a document travels in :class:`Facts`, never through side channels.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Protocol, runtime_checkable
 
 TEXT_PLAIN = "text/plain"
@@ -71,23 +72,44 @@ class Facts:
     metadata: Mapping[str, str] = field(default_factory=dict)
 
 
-@dataclass(frozen=True, slots=True)
-class ConversionResult:
-    """Facts plus the derived variants.
+Producer = Callable[[], bytes]
 
-    ``representations`` never holds one whose MIME type equals the source's:
-    the storage layer serves the original file itself.
+
+@dataclass(frozen=True)
+class ConversionResult:
+    """Facts plus a producer for each derived variant, in the canonical order of D4.
+
+    Producers run only when asked (:meth:`produce`), so a format nobody wants
+    yet — typically the rendered PDF, most of a text document's conversion
+    cost (DESIGN D12) — is never computed. ``formats`` never holds the
+    source's own type: the storage layer serves the original file itself.
     """
 
     facts: Facts
-    representations: tuple[Representation, ...]
+    producers: Mapping[str, Producer]
+
+    @property
+    def formats(self) -> tuple[str, ...]:
+        """The MIME types this result can produce."""
+        return tuple(self.producers)
+
+    def produce(self, formats: Collection[str] | None = None) -> tuple[Representation, ...]:
+        """The variants of ``formats`` (all when None), computed now, in canonical order."""
+        return tuple(
+            Representation(mime_type, producer())
+            for mime_type, producer in self.producers.items()
+            if formats is None or mime_type in formats
+        )
+
+    @cached_property
+    def representations(self) -> tuple[Representation, ...]:
+        """Every derived variant (computes them all; the storage layer uses :meth:`produce`)."""
+        return self.produce()
 
     def get(self, mime_type: str) -> Representation | None:
-        """The representation of ``mime_type``, if one was derived."""
-        for representation in self.representations:
-            if representation.mime_type == mime_type:
-                return representation
-        return None
+        """The representation of ``mime_type``, if one is derived."""
+        producer = self.producers.get(mime_type)
+        return Representation(mime_type, producer()) if producer else None
 
 
 class ConversionError(Exception):
@@ -128,5 +150,9 @@ class Converter(Protocol):
         ...
 
     def convert(self, data: bytes, mime_type: str, filename: str) -> ConversionResult:
-        """Convert ``data``; raise :class:`ConversionError` and nothing else on failure."""
+        """Parse ``data``; raise :class:`ConversionError` and nothing else on failure.
+
+        The variants are produced later by :meth:`ConversionResult.produce`, which
+        may raise :class:`ConversionError` too.
+        """
         ...

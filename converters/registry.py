@@ -11,7 +11,13 @@ from __future__ import annotations
 
 from pathlib import PurePosixPath
 
-from converters.base import ConversionError, ConversionResult, Converter
+from converters.base import (
+    DERIVED_MIME_TYPES,
+    ConversionError,
+    ConversionResult,
+    Converter,
+    base_mime_type,
+)
 from converters.csv_ import CsvConverter
 from converters.docx import DocxConverter
 from converters.html import HtmlConverter
@@ -43,6 +49,14 @@ def find_converter(mime_type: str, filename: str) -> Converter | None:
         if converter.accepts(mime_type, extension):
             return converter
     return None
+
+
+def offered_formats(mime_type: str, filename: str) -> tuple[str, ...]:
+    """The derived formats a document of this type gets, without converting it (D4 order)."""
+    if find_converter(mime_type, filename) is None:
+        return ()
+    source = base_mime_type(mime_type)
+    return tuple(m for m in DERIVED_MIME_TYPES if m != source)
 
 
 def convert(data: bytes, mime_type: str, filename: str) -> ConversionResult:
