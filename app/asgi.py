@@ -51,13 +51,14 @@ def create_app(runtime: Runtime) -> FastAPI:
 
     @app.get("/readyz", tags=["health"])
     def readyz() -> JSONResponse:
-        """200 once the first index pass has finished; 503 with its progress before."""
+        """200 once the catalog is current (formats may still be building); 503 before."""
         state = runtime.readiness
         body: dict[str, object] = {
             "ready": state.ready,
             "indexed": state.done,
             "total": state.total,
             "documents": runtime.catalog.count() if state.ready else None,
+            "conversion_backlog": runtime.builder.backlog(),
         }
         if state.error:
             body["error"] = state.error
@@ -74,6 +75,7 @@ def create_app(runtime: Runtime) -> FastAPI:
         subscriptions=lambda: runtime.bus.listener_count,
         documents=runtime.catalog.count,
         index_lag=lambda: index_lag_seconds(runtime),
+        backlog=runtime.builder.backlog,
     )
     app.include_router(admin_router(runtime))
 

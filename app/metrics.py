@@ -83,6 +83,11 @@ INDEX_PASS_DURATION = Histogram(
     buckets=(0.1, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600, 1800, 3600),
     registry=REGISTRY,
 )
+CONVERSION_BACKLOG = Gauge(
+    "docshelf_conversion_backlog",
+    "Catalogued documents whose formats are still to be built (state pending).",
+    registry=REGISTRY,
+)
 INDEX_LAG = Gauge(
     "docshelf_index_lag_seconds",
     "Seconds since the oldest unfinished reindex work was requested; 0 when idle.",
@@ -133,9 +138,12 @@ def observe_index(report: IndexReport, seconds: float) -> None:
     """Fold one finished index pass into the counters (a :data:`storage.jobs.ReportObserver`)."""
     for result in ("added", "changed", "removed", "unchanged", "failed"):
         INDEXED_FILES.labels(result=result).inc(getattr(report, result))
-    for error in report.errors:
-        CONVERSION_FAILURES.labels(reason=error.reason).inc()
     INDEX_PASS_DURATION.observe(seconds)
+
+
+def observe_conversion_failure(reason: str) -> None:
+    """Count one recorded conversion failure (the format builder calls this as it happens)."""
+    CONVERSION_FAILURES.labels(reason=reason).inc()
 
 
 def watch(
@@ -144,12 +152,14 @@ def watch(
     subscriptions: Callable[[], float],
     documents: Callable[[], float],
     index_lag: Callable[[], float],
+    backlog: Callable[[], float],
 ) -> None:
     """Read these gauges from the running service at scrape time, so they are never stale."""
     ACTIVE_SESSIONS.set_function(sessions)
     ACTIVE_SUBSCRIPTIONS.set_function(subscriptions)
     DOCUMENTS.set_function(documents)
     INDEX_LAG.set_function(index_lag)
+    CONVERSION_BACKLOG.set_function(backlog)
 
 
 def exposition() -> bytes:

@@ -16,11 +16,12 @@ from app.mcp.resources import ResourceService
 from app.mcp.server import McpServer
 from app.mcp.sessions import SessionRegistry
 from app.settings import Settings
+from storage.builder import FormatBuilder, Progress
 from storage.catalog import Catalog
 from storage.conversion import ConversionPool
 from storage.database import Database
 from storage.events import EventBus
-from storage.indexer import Indexer, IndexReport, Progress
+from storage.indexer import Indexer, IndexReport
 from storage.jobs import JobRunner
 from storage.shelves import IgnoreRules, make_shelves
 from storage.store import RepresentationStore
@@ -37,16 +38,26 @@ INSTRUCTIONS = (
 
 @dataclass
 class Readiness:
-    """Whether the first index pass has finished (``/readyz``), and how far it got."""
+    """Whether the catalog is current (``/readyz``): the first catalog pass has finished.
+
+    Formats may still be building; that backlog is in ``/admin/status`` and
+    ``/metrics``, not in readiness (DESIGN D11).
+    """
 
     ready: bool = False
     done: int = 0
     total: int = 0
     error: str | None = None
     started_at: float = field(default_factory=time.time)
+    catalogued: threading.Event = field(default_factory=threading.Event)
 
     def progress(self, done: int, total: int) -> None:
         self.done, self.total = done, total
+
+    def finish(self, error: str | None = None) -> None:
+        self.error = error
+        self.ready = True
+        self.catalogued.set()
 
 
 class Runtime:
@@ -62,25 +73,32 @@ class Runtime:
             timeout_s=settings.convert_timeout,
             memory_bytes=settings.convert_memory_mb * 1024 * 1024,
         )
-        self.indexer = Indexer(
+        self.builder = FormatBuilder(
             self.database,
             self.store,
             self.pool,
             self.shelves,
             max_convert_bytes=int(settings.max_convert_mb * 1024 * 1024),
+            render=settings.render,
             bus=self.bus,
+            on_failure=metrics.observe_conversion_failure,
         )
+        self.indexer = Indexer(self.database, self.builder, self.shelves, bus=self.bus)
         self.catalog = Catalog(self.database)
+        self.readiness = Readiness()
         self.resources = ResourceService(
             self.catalog,
             self.store,
             self.shelves,
             page_size=settings.page_size,
             binary_cap=int(settings.binary_cap_mb * 1024 * 1024),
+            builder=self.builder,
+            max_read_bytes=int(settings.max_read_mb * 1024 * 1024),
+            build_timeout_s=settings.convert_timeout + 10,
+            catalogued=self.readiness.catalogued,
         )
         self.server = McpServer(self.resources, instructions=INSTRUCTIONS)
         self.sessions = SessionRegistry()
-        self.readiness = Readiness()
         self.started_at = time.time()
         # Reindex jobs (admin API, `docshelf reindex`); every finished pass feeds /metrics.
         self.jobs = JobRunner(self.database, self.indexer, observer=metrics.observe_index)
@@ -97,49 +115,59 @@ class Runtime:
         """Upgrade the schema; the database is usable afterwards."""
         self.database.upgrade()
         self.jobs.recover()
+        if self.catalog.count() > 0:
+            # A warm start serves the index it has at once; the pass reconciles behind it.
+            self.readiness.catalogued.set()
 
     def index(self, *, force: bool = False, progress: Progress | None = None) -> IndexReport:
-        """One full pass over every shelf (``docshelf index``)."""
-        return self.indexer.reconcile(force=force, progress=progress)
+        """One full pass over every shelf, formats included (``docshelf index``)."""
+        return self.indexer.reconcile(force=force, progress=progress, wait=True)
 
     def start_background(self) -> None:
-        """Start following the shelves (watcher) and, unless disabled, the first index pass."""
+        """Start following the shelves (watcher), building formats, and the first catalog pass."""
         if self.settings.watch:
             self.watcher.start()
+        self.builder.start()
         if self.settings.index_on_start:
             self.start_initial_index()
         else:
-            self.readiness.ready = True
+            self.readiness.finish()
 
     def start_initial_index(self) -> None:
-        """Index in the background; ``/readyz`` turns 200 when the pass is done."""
+        """Catalog in the background; ``/readyz`` turns 200 when the catalog is current."""
 
         def run() -> None:
+            error = None
             try:
                 started = time.perf_counter()
                 report = self.indexer.reconcile(progress=self.readiness.progress)
                 metrics.observe_index(report, time.perf_counter() - started)
                 log.info(
-                    "index ready: %d files (%d added, %d changed, %d removed, %d failed)",
+                    "catalog current: %d files (%d added, %d changed, %d removed); "
+                    "%d documents queued for conversion",
                     report.seen,
                     report.added,
                     report.changed,
                     report.removed,
-                    report.failed,
+                    self.builder.backlog(),
                 )
             except Exception as exc:  # keep serving what the index already has
-                log.exception("initial index pass failed")
-                self.readiness.error = f"{type(exc).__name__}: {exc}"
-            self.readiness.ready = True
+                log.exception("initial catalog pass failed")
+                error = f"{type(exc).__name__}: {exc}"
+            self.readiness.finish(error)
 
         self._index_thread = threading.Thread(target=run, name="docshelf-index", daemon=True)
         self._index_thread.start()
 
     def close(self) -> None:
+        """Stop within seconds: passes end after their batch, conversions in flight are
+        abandoned (their documents stay pending and are built next time)."""
+        self.indexer.stop()
+        self.builder.close()
+        self.pool.close()
         self.jobs.close()
         self.bus.close()
         self.watcher.stop()
         if self._index_thread is not None:
-            self._index_thread.join(timeout=30)
-        self.pool.close()
+            self._index_thread.join(timeout=5)
         self.database.dispose()

@@ -7,7 +7,7 @@ door with a message that says what a good one looks like.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Literal
 
 import platformdirs
 from pydantic import Field, field_validator, model_validator
@@ -47,6 +47,12 @@ class Settings(BaseSettings):
     )
     max_convert_mb: float = Field(
         100.0, gt=0, description="files larger than this are not converted"
+    )
+    max_read_mb: float = Field(
+        32.0, gt=0, description="at most this much content in one resources/read"
+    )
+    render: Literal["lazy", "eager"] = Field(
+        "lazy", description="rendered PDFs of non-PDF documents: on first request, or at index time"
     )
     binary_cap_mb: float = Field(
         1.0, gt=0, description="negotiation: binary variants above this are left out"

@@ -12,18 +12,28 @@ from datetime import datetime
 from sqlalchemy import func, select
 from sqlalchemy.orm import selectinload
 
+from converters import offered_formats
 from storage.database import Database
-from storage.models import Document
+from storage.models import Document, DocumentState
 
 
 @dataclass(frozen=True, slots=True)
 class VariantRecord:
-    """One stored representation. ``store_key`` is None for the original file."""
+    """One format of a document: the original file, a stored variant, or one not built yet.
+
+    ``store_key`` is set for a stored variant; ``size`` and ``sha256`` are None
+    for a format that is offered but not built yet (DESIGN D11).
+    """
 
     mime_type: str
-    size: int
-    sha256: str
+    size: int | None
+    sha256: str | None
     store_key: str | None
+    original: bool = False
+
+    @property
+    def built(self) -> bool:
+        return self.original or self.store_key is not None
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,7 +47,7 @@ class DocumentRecord:
     description: str | None
     mime_type: str
     size: int
-    sha256: str
+    sha256: str | None
     page_count: int | None
     modified_at: datetime
     state: str
@@ -47,12 +57,33 @@ class DocumentRecord:
 
     @property
     def original(self) -> VariantRecord:
-        return VariantRecord(self.mime_type, self.size, self.sha256, None)
+        return VariantRecord(self.mime_type, self.size, self.sha256, None, original=True)
 
     @property
     def variants(self) -> tuple[VariantRecord, ...]:
-        """The original first, then every derived representation."""
+        """The original first, then every derived format, built or not."""
         return (self.original, *self.derived)
+
+    @property
+    def pending(self) -> bool:
+        return self.state == DocumentState.PENDING
+
+
+def _derived(doc: Document) -> tuple[VariantRecord, ...]:
+    """The derived formats in D4 order; a pending document's stored rows are out of date."""
+    stored = (
+        {}
+        if doc.state == DocumentState.PENDING
+        else {
+            r.mime_type: VariantRecord(r.mime_type, r.size, r.sha256, r.store_key)
+            for r in doc.representations
+        }
+    )
+    offered = offered_formats(doc.mime_type, doc.name)
+    if doc.state not in (DocumentState.PENDING, DocumentState.READY) or doc.error_reason:
+        offered = ()  # failed (or no converter): only what exists
+    ordered = [stored.get(m) or VariantRecord(m, None, None, None) for m in offered]
+    return (*ordered, *(v for m, v in stored.items() if m not in offered))
 
 
 def _record(doc: Document) -> DocumentRecord:
@@ -72,9 +103,7 @@ def _record(doc: Document) -> DocumentRecord:
         state=doc.state,
         error_reason=doc.error_reason,
         error_message=doc.error_message,
-        derived=tuple(
-            VariantRecord(r.mime_type, r.size, r.sha256, r.store_key) for r in doc.representations
-        ),
+        derived=_derived(doc),
     )
 
 

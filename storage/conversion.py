@@ -1,24 +1,40 @@
-"""Running converters in a process pool, with a per-file timeout and memory cap.
+"""Conversion in worker processes: one confined read, a per-file timeout and memory cap.
 
 Conversion is CPU-bound and runs third-party parsers on untrusted files, so it
 happens in worker processes: a file that hangs or explodes costs a worker, never
-the server. The worker reads the file and writes the variants into the
-representation store itself, so only small outcome records cross the pipe.
+the server. The worker opens the shelf file itself, once, through
+:meth:`Shelf.read` (no symlink followed, regular files only), and hashes and
+converts those same bytes: what is recorded is exactly what was converted
+(nothing swapped in between can leak into a format). It writes the variants
+into the content-addressed store, so only small outcome records cross the pipe.
+
+:class:`ConversionPool` runs one process per worker slot and a priority queue
+in front of them: a read waiting for a document jumps ahead of background
+work, a timeout kills only the worker that overran, and closing the pool kills
+the workers at once (a conversion in flight is abandoned and redone later).
 """
 
 from __future__ import annotations
 
+import errno
+import hashlib
+import heapq
+import itertools
 import logging
 import multiprocessing
-import multiprocessing.pool
 import resource
+import signal
 import threading
-from collections import deque
-from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field
-from pathlib import Path
+from collections.abc import Sequence
+from concurrent.futures import Future
+from dataclasses import dataclass, field, replace
+from multiprocessing.connection import Connection
+from pathlib import Path, PurePosixPath
+from typing import Any
 
-from converters import ConversionError, Facts, convert, find_converter
+from converters import ConversionError, Facts, find_converter
+from converters.detect import HEAD_BYTES, detect_mime
+from storage.shelves import FileBytes, NotRegularFile, OutsideShelf, Shelf
 from storage.store import RepresentationStore, store_key
 
 log = logging.getLogger(__name__)
@@ -34,66 +50,165 @@ class StoredVariant:
 
 @dataclass(frozen=True, slots=True)
 class ConversionTask:
-    """One file to convert. ``path`` is the real, already confined file path."""
+    """One document to (re)build, and what the index already knows of it.
 
+    ``formats`` are the derived formats the document should have once the task
+    is done. When the bytes still hash to ``known_sha256`` and the converter is
+    still ``known_converter``, only the formats missing from ``stored`` are made.
+    """
+
+    document_id: int
+    shelf: str
+    root: str
     path: str
-    filename: str
-    mime_type: str
-    source_sha256: str
-    converter: str
-    converter_version: str
+    formats: tuple[str, ...] | None  # None: every format the converter offers
+    max_bytes: int
+    seen_size: int = 0  # the index's size and mtime when queued: a newer version voids this
+    seen_mtime_ns: int = 0
+    known_sha256: str | None = None
+    known_converter: str | None = None
+    stored: frozenset[str] = frozenset()
+    force: bool = False
 
 
 @dataclass(frozen=True, slots=True)
 class ConversionOutcome:
-    facts: Facts = field(default_factory=Facts)
+    """What a worker found and made. ``size``/``mtime_ns`` are of the bytes it read."""
+
+    size: int = 0
+    mtime_ns: int = 0
+    sha256: str | None = None
+    mime_type: str | None = None
+    converter: str | None = None  # "name:version"; None when no converter handles the type
+    facts: Facts | None = None  # None: unchanged content, the index's facts still hold
     variants: tuple[StoredVariant, ...] = ()
     error_reason: str | None = None
     error_message: str | None = None
+    missing: bool = False  # the file was gone (or no longer a regular file on the shelf)
 
     @classmethod
     def failed(cls, reason: str, message: str) -> ConversionOutcome:
         return cls(error_reason=reason, error_message=message)
 
-
-def convert_file(task: ConversionTask, store_root: str) -> ConversionOutcome:
-    """Worker entry point: read, convert, store. Never raises for a bad document."""
-    store = RepresentationStore(Path(store_root))
-    try:
-        data = Path(task.path).read_bytes()
-        result = convert(data, task.mime_type, task.filename)
-    except ConversionError as exc:
-        return ConversionOutcome.failed(exc.reason, str(exc))
-    except MemoryError:
-        return ConversionOutcome.failed("too_large", "conversion ran out of memory")
-    except Exception as exc:  # a converter bug must not take the pool down
-        return ConversionOutcome.failed("error", f"{type(exc).__name__}: {exc}")
-    variants = []
-    for representation in result.representations:
-        key = store_key(
-            task.source_sha256, task.converter, task.converter_version, representation.mime_type
-        )
-        digest = store.put(key, representation.data)
-        variants.append(
-            StoredVariant(representation.mime_type, len(representation.data), digest, key)
-        )
-    return ConversionOutcome(facts=result.facts, variants=tuple(variants))
+    @property
+    def unchanged(self) -> bool:
+        return self.facts is None and self.error_reason is None and not self.missing
 
 
-def _limit_memory(max_bytes: int) -> None:
-    if max_bytes > 0:
-        resource.setrlimit(resource.RLIMIT_AS, (max_bytes, max_bytes))
-    logging.getLogger("pypdf").setLevel(logging.ERROR)
-
-
-def converter_identity(mime_type: str, filename: str) -> tuple[str, str] | None:
-    """(name, version) of the converter that handles this file, or None."""
+def converter_identity(mime_type: str, filename: str) -> str | None:
+    """``"name:version"`` of the converter that handles this file, or None."""
     converter = find_converter(mime_type, filename)
-    return (converter.name, converter.version) if converter else None
+    return f"{converter.name}:{converter.version}" if converter else None
+
+
+def _read(task: ConversionTask) -> FileBytes | ConversionOutcome:
+    shelf = Shelf(task.shelf, Path(task.root))
+    try:
+        return shelf.read(task.path, limit=task.max_bytes)
+    except (FileNotFoundError, NotRegularFile, OutsideShelf) as exc:
+        return ConversionOutcome(missing=True, error_message=str(exc))
+    except OSError as exc:
+        if exc.errno == errno.EFBIG:
+            return ConversionOutcome.failed(
+                "too_large", f"over the conversion cap of {task.max_bytes} bytes"
+            )
+        return ConversionOutcome.failed("unreadable", f"cannot read the file: {exc.strerror}")
+
+
+def convert_file(task: ConversionTask, store: RepresentationStore) -> ConversionOutcome:
+    """Worker entry point: read once, hash, detect, convert, store. Never raises for a bad file."""
+    read = _read(task)
+    if isinstance(read, ConversionOutcome):
+        return read
+    filename = PurePosixPath(task.path).name
+    mime_type = detect_mime(read.data[:HEAD_BYTES], filename)
+    sha = hashlib.sha256(read.data).hexdigest()
+    found = ConversionOutcome(
+        size=read.size, mtime_ns=read.mtime_ns, sha256=sha, mime_type=mime_type
+    )
+    converter = find_converter(mime_type, filename)
+    if converter is None:
+        return replace(found, facts=Facts())
+    found = replace(found, converter=f"{converter.name}:{converter.version}")
+    unchanged = (
+        not task.force and sha == task.known_sha256 and found.converter == task.known_converter
+    )
+    try:
+        result = converter.convert(read.data, mime_type, filename)
+        wanted = [f for f in result.formats if task.formats is None or f in task.formats]
+        if unchanged:
+            wanted = [f for f in wanted if f not in task.stored]
+            if not wanted:
+                return found
+        variants = []
+        for representation in result.produce(wanted):
+            key = store_key(sha, converter.name, converter.version, representation.mime_type)
+            digest = store.put(key, representation.data)
+            variants.append(
+                StoredVariant(representation.mime_type, len(representation.data), digest, key)
+            )
+    except ConversionError as exc:
+        return replace(found, error_reason=exc.reason, error_message=exc.message)
+    except MemoryError:
+        return replace(
+            found, error_reason="too_large", error_message="conversion ran out of memory"
+        )
+    except Exception as exc:  # a converter bug must not take the worker down
+        return replace(found, error_reason="error", error_message=f"{type(exc).__name__}: {exc}")
+    return replace(found, facts=None if unchanged else result.facts, variants=tuple(variants))
+
+
+def _worker_main(connection: Connection, store_root: str, memory_bytes: int) -> None:
+    """One worker process: convert tasks from the pipe until it closes."""
+    # Ctrl-C reaches the whole process group; the server decides when workers stop.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if memory_bytes > 0:
+        resource.setrlimit(resource.RLIMIT_AS, (memory_bytes, memory_bytes))
+    logging.getLogger("pypdf").setLevel(logging.ERROR)
+    store = RepresentationStore(Path(store_root))
+    while True:
+        try:
+            task = connection.recv()
+        except (EOFError, OSError):
+            return
+        connection.send(convert_file(task, store))
+
+
+class PoolClosed(Exception):
+    """The pool closed before this task finished; the document stays queued for next time."""
+
+
+@dataclass(order=True)
+class _Queued:
+    priority: int
+    sequence: int
+    task: ConversionTask = field(compare=False)
+    future: Future[ConversionOutcome] = field(compare=False)
+
+
+class _Worker:
+    """One worker process and the parent's end of its pipe."""
+
+    def __init__(self, context: Any, store_root: str, memory_bytes: int) -> None:
+        self.connection, child = context.Pipe()
+        self.process = context.Process(
+            target=_worker_main, args=(child, store_root, memory_bytes), daemon=True
+        )
+        self.process.start()
+        child.close()
+
+    def kill(self) -> None:
+        self.process.kill()
+        self.process.join(timeout=5)
+        self.connection.close()
+
+
+URGENT = 0
+BACKGROUND = 10
 
 
 class ConversionPool:
-    """A process pool that enforces a per-file timeout by replacing a stuck pool."""
+    """Worker processes fed from a priority queue, each task under its own timeout."""
 
     def __init__(
         self, store: RepresentationStore, *, workers: int, timeout_s: float, memory_bytes: int
@@ -102,74 +217,106 @@ class ConversionPool:
         self.workers = max(1, workers)
         self.timeout_s = timeout_s
         self.memory_bytes = memory_bytes
-        self._pool: multiprocessing.pool.Pool | None = None
-        # The start-up pass, the watcher and reindex jobs share one pool; a timeout replaces
-        # the pool, which must not kill another caller's in-flight files, so runs take turns.
-        self._lock = threading.Lock()
+        self._queue: list[_Queued] = []
+        self._sequence = itertools.count()
+        self._ready = threading.Condition()
+        self._closed = False
+        self._live: set[_Worker] = set()
+        self._slots: list[threading.Thread] = []
+        self._context: Any = None
 
-    def _ensure_pool(self) -> multiprocessing.pool.Pool:
-        if self._pool is None:
-            context = multiprocessing.get_context("forkserver")
-            # Workers fork from a server that has the converters imported already, so a
-            # replacement pool (after a timeout) is ready in milliseconds, not seconds.
-            context.set_forkserver_preload(["storage.conversion"])
-            self._pool = context.Pool(
-                self.workers, initializer=_limit_memory, initargs=(self.memory_bytes,)
+    def submit(self, task: ConversionTask, *, priority: int = BACKGROUND) -> Future[Any]:
+        """Queue ``task``; the future gives its :class:`ConversionOutcome` (or PoolClosed)."""
+        future: Future[ConversionOutcome] = Future()
+        with self._ready:
+            if self._closed:
+                future.set_exception(PoolClosed())
+                return future
+            self._start_slots()
+            heapq.heappush(self._queue, _Queued(priority, next(self._sequence), task, future))
+            self._ready.notify()
+        return future
+
+    def run(self, tasks: Sequence[ConversionTask]) -> list[ConversionOutcome]:
+        """Convert ``tasks`` and wait for all of them (outcomes in the same order)."""
+        return [future.result() for future in [self.submit(t) for t in tasks]]
+
+    @property
+    def queued(self) -> int:
+        with self._ready:
+            return len(self._queue)
+
+    def _start_slots(self) -> None:
+        if self._slots:
+            return
+        self._context = multiprocessing.get_context("forkserver")
+        # Workers fork from a server that has the converters imported already, so a
+        # replacement worker (after a timeout) is ready in milliseconds, not seconds.
+        self._context.set_forkserver_preload(["storage.conversion"])
+        for number in range(self.workers):
+            slot = threading.Thread(
+                target=self._slot, name=f"docshelf-convert-{number}", daemon=True
             )
-        return self._pool
+            slot.start()
+            self._slots.append(slot)
 
-    def _discard_pool(self) -> None:
-        if self._pool is not None:
-            self._pool.terminate()
-            self._pool.join()
-            self._pool = None
+    def _take(self) -> _Queued | None:
+        with self._ready:
+            while not self._queue and not self._closed:
+                self._ready.wait()
+            return None if self._closed else heapq.heappop(self._queue)
 
-    def run(
-        self, tasks: Iterable[ConversionTask]
-    ) -> Iterator[tuple[ConversionTask, ConversionOutcome]]:
-        """Convert ``tasks``, yielding each with its outcome in submission order."""
-        with self._lock:
-            yield from self._run(deque(tasks))
+    def _slot(self) -> None:
+        worker: _Worker | None = None
+        while (item := self._take()) is not None:
+            if not item.future.set_running_or_notify_cancel():
+                continue
+            died = False
+            try:
+                if worker is None:
+                    worker = _Worker(self._context, str(self.store.root), self.memory_bytes)
+                    with self._ready:
+                        self._live.add(worker)
+                outcome = self._convert(worker, item.task)
+            except (EOFError, OSError) as exc:  # the worker died (memory cap, crash, closing)
+                died = True
+                outcome = ConversionOutcome.failed("error", f"the conversion worker died: {exc!r}")
+            if (died or outcome.error_reason == "timeout") and worker is not None:
+                self._retire(worker)
+                worker = None
+            if self._closed:
+                item.future.set_exception(PoolClosed())
+            else:
+                item.future.set_result(outcome)
+        if worker is not None:
+            self._retire(worker)
 
-    def _run(
-        self, pending: deque[ConversionTask]
-    ) -> Iterator[tuple[ConversionTask, ConversionOutcome]]:
-        window = self.workers * 2
-        while pending:
-            pool = self._ensure_pool()
-            inflight: deque[tuple[ConversionTask, multiprocessing.pool.AsyncResult]] = deque()
-            timed_out = False
-            while (pending or inflight) and not timed_out:
-                while pending and len(inflight) < window:
-                    task = pending.popleft()
-                    inflight.append(
-                        (task, pool.apply_async(convert_file, (task, str(self.store.root))))
-                    )
-                task, result = inflight.popleft()
-                try:
-                    yield task, result.get(timeout=self.timeout_s)
-                except multiprocessing.TimeoutError:
-                    log.warning("conversion of %s timed out after %ss", task.path, self.timeout_s)
-                    yield (
-                        task,
-                        ConversionOutcome.failed(
-                            "timeout", f"conversion took longer than {self.timeout_s:g} s"
-                        ),
-                    )
-                    timed_out = True
-                except Exception as exc:  # the worker died (memory cap, crash)
-                    log.warning("conversion of %s failed in its worker: %s", task.path, exc)
-                    yield task, ConversionOutcome.failed("error", f"worker failed: {exc}")
-            if timed_out:
-                self._discard_pool()
-                pending.extendleft(reversed([t for t, _ in inflight]))
+    def _convert(self, worker: _Worker, task: ConversionTask) -> ConversionOutcome:
+        worker.connection.send(task)
+        if worker.connection.poll(self.timeout_s):
+            outcome: ConversionOutcome = worker.connection.recv()
+            return outcome
+        log.warning("conversion of %s timed out after %ss", task.path, self.timeout_s)
+        return ConversionOutcome.failed(
+            "timeout", f"conversion took longer than {self.timeout_s:g} s"
+        )
+
+    def _retire(self, worker: _Worker) -> None:
+        with self._ready:
+            self._live.discard(worker)
+        worker.kill()
 
     def close(self) -> None:
-        with self._lock:
-            self._close()
-
-    def _close(self) -> None:
-        if self._pool is not None:
-            self._pool.close()
-            self._pool.join()
-            self._pool = None
+        """Stop now: queued tasks and conversions in flight end with :class:`PoolClosed`."""
+        with self._ready:
+            self._closed = True
+            queued, self._queue = self._queue, []
+            live = list(self._live)
+            self._ready.notify_all()
+        for item in queued:
+            if item.future.set_running_or_notify_cancel():
+                item.future.set_exception(PoolClosed())
+        for worker in live:
+            worker.process.kill()
+        for slot in self._slots:
+            slot.join(timeout=5)

@@ -1,46 +1,46 @@
-"""The indexer: makes the database (and the representation store) match the shelves.
+"""The catalog pass: makes the documents table match the shelves, before anything is converted.
 
-For each file: unchanged size and mtime → skip; else hash; unchanged hash and
-current converter → touch only; else convert (in the pool) and record. Files
-gone from disk are removed. Every pass returns an :class:`IndexReport` and
-publishes one :class:`ChangeSet` on the event bus (DESIGN D7).
+Every file a pass sees is recorded at once — path, URI, size, mtime, detected
+MIME type and a cheap title — and is listed and readable from the moment its
+batch commits (DESIGN D11). Its formats are built afterwards by the
+:class:`~storage.builder.FormatBuilder` queue; a file whose content changed is
+marked ``pending`` and keeps its old rows until the new formats replace them.
+
+For each file: unchanged size, mtime and converter → nothing to do; else
+record it as pending. Files gone from disk are removed. Each step is per file:
+a name that cannot become a URI, a file that cannot be read, a symlink loop —
+each is reported with a reason and the rest of the shelf is indexed. Every
+committed batch publishes one :class:`ChangeSet`.
 """
 
 from __future__ import annotations
 
-import hashlib
 import logging
+import os
+import stat
 import threading
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from pathlib import Path, PurePosixPath
+from pathlib import PurePosixPath
 
-from sqlalchemy import func, select
-from sqlalchemy.orm import Session
+from sqlalchemy import delete, insert, select, update
 
 from converters.detect import HEAD_BYTES, detect_mime
-from storage.conversion import ConversionOutcome, ConversionPool, ConversionTask, converter_identity
+from converters.peek import cheap_title
+from storage.builder import FormatBuilder, Progress, fallback_description
+from storage.conversion import converter_identity
 from storage.database import Database
 from storage.events import ChangeSet, EventBus
+from storage.garbage import release_unreferenced
 from storage.models import Document, DocumentState, Representation
-from storage.shelves import OutsideShelf, Shelf
-from storage.store import RepresentationStore
-from storage.uris import MAX_URI_LENGTH, build_uri
+from storage.shelves import NotRegularFile, OutsideShelf, Shelf
+from storage.uris import MAX_URI_LENGTH, InvalidUri, build_uri, printable
 
 log = logging.getLogger(__name__)
 
-BATCH_SIZE = 64
-Progress = Callable[[int, int], None]
-
-_KIND_LABELS = {
-    "application/pdf": "PDF document",
-    "text/markdown": "Markdown document",
-    "text/plain": "Plain text",
-    "application/json": "JSON document",
-    "text/html": "HTML page",
-    "text/csv": "CSV table",
-}
+BATCH_SIZE = 500
+PROGRESS_EVERY = 25  # files between progress reports within a batch
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,66 +71,51 @@ class IndexReport:
             self.changes.changed | other.changes.changed,
         )
 
+    def fail(self, path: str, reason: str, message: str) -> None:
+        self.failed += 1
+        self.errors.append(FileError(path, reason, message))
+
 
 @dataclass(frozen=True, slots=True)
-class _Probe:
-    """What one look at a file on disk found."""
+class _Seen:
+    """One file as the pass found it."""
 
-    path: str
-    real_path: Path
     size: int
     mtime_ns: int
 
 
 @dataclass(frozen=True, slots=True)
-class _Work:
-    """A file that needs converting, and whether it is new to the index."""
+class _Known:
+    """The index's row for a path, as far as the pass needs it."""
 
-    task: ConversionTask
-    probe: _Probe
-    is_new: bool
-
-
-def _sha256_file(path: Path) -> tuple[str, bytes]:
-    digest = hashlib.sha256()
-    head = b""
-    with path.open("rb") as handle:
-        while chunk := handle.read(1 << 20):
-            if not head:
-                head = chunk[:HEAD_BYTES]
-            digest.update(chunk)
-    return digest.hexdigest(), head
-
-
-def fallback_description(mime_type: str, page_count: int | None) -> str:
-    label = _KIND_LABELS.get(mime_type, f"{mime_type} file")
-    if page_count:
-        return f"{label}, {page_count} page{'s' if page_count != 1 else ''}"
-    return label
-
-
-def _identity_string(identity: tuple[str, str] | None) -> str | None:
-    return f"{identity[0]}:{identity[1]}" if identity else None
+    id: int
+    uri: str
+    size: int
+    mtime_ns: int
+    mime_type: str
+    converter: str | None
+    state: str
+    error_reason: str | None
 
 
 class Indexer:
+    """Catalog passes over the shelves; conversion is the builder's job."""
+
     def __init__(
         self,
         database: Database,
-        store: RepresentationStore,
-        pool: ConversionPool,
+        builder: FormatBuilder,
         shelves: Sequence[Shelf],
         *,
-        max_convert_bytes: int,
         bus: EventBus | None = None,
     ) -> None:
         self.database = database
-        self.store = store
-        self.pool = pool
+        self.builder = builder
+        self.store = builder.store
         self.shelves = {shelf.name: shelf for shelf in shelves}
-        self.max_convert_bytes = max_convert_bytes
         self.bus = bus
         self._locks = {name: threading.Lock() for name in self.shelves}
+        self._stop = threading.Event()
 
     # -- entry points ---------------------------------------------------------------------
 
@@ -140,283 +125,318 @@ class Indexer:
         *,
         force: bool = False,
         progress: Progress | None = None,
+        wait: bool = False,
     ) -> IndexReport:
-        """Index whole shelves: every file on disk, and remove what is gone."""
+        """Catalog whole shelves (every file on disk; remove what is gone).
+
+        ``wait``: also build every pending format before returning, and report
+        the documents whose conversion failed (``docshelf index``, reindex jobs).
+        """
         report = IndexReport()
-        for name in shelf_names or self.shelves:
+        names = list(shelf_names or self.shelves)
+        for name in names:
             shelf = self.shelves[name]
             with self._locks[name]:
-                on_disk = list(shelf.walk())
-                with self.database.session() as session:
-                    known = set(
-                        session.scalars(select(Document.path).where(Document.shelf == name))
-                    )
-                report.merge(self._index(shelf, sorted(known | set(on_disk)), force, progress))
+                on_disk = {
+                    path: _Seen(info.st_size, info.st_mtime_ns) for path, info in shelf.walk()
+                }
+                report.merge(self._index(shelf, on_disk, None, force, progress))
+        if wait:
+            self._wait_for_formats(report)
         return report
 
-    def refresh(self, shelf_name: str, paths: Iterable[str], *, force: bool = False) -> IndexReport:
-        """Index just ``paths`` (relative; files or folders) on one shelf, e.g. from the watcher."""
+    def refresh(
+        self, shelf_name: str, paths: Iterable[str], *, force: bool = False, wait: bool = False
+    ) -> IndexReport:
+        """Catalog just ``paths`` (relative files or folders) on one shelf, e.g. for the watcher."""
         shelf = self.shelves[shelf_name]
+        paths = list(paths)
         with self._locks[shelf_name]:
-            candidates: set[str] = set()
-            with self.database.session() as session:
-                for path in paths:
-                    candidates.add(path)
-                    prefix = path.rstrip("/") + "/"
-                    candidates.update(
-                        session.scalars(
-                            select(Document.path).where(
-                                Document.shelf == shelf_name,
-                                Document.path.startswith(prefix, autoescape=True),
-                            )
-                        )
-                    )
-            for path in list(candidates):
-                try:
-                    real = shelf.locate(path)
-                except OutsideShelf:
-                    continue
-                if real.is_dir():
-                    candidates.discard(path)
-                    candidates.update(
-                        p for p in shelf.walk() if p.startswith(path.rstrip("/") + "/")
-                    )
-            report = self._index(shelf, sorted(candidates), force, None)
+            on_disk: dict[str, _Seen] = {}
+            prefixes = tuple(p.rstrip("/") + "/" for p in paths)
+            for path in paths:
+                seen = self._look(shelf, path)
+                if seen is not None:
+                    on_disk[path] = seen
+            if any(self._is_dir(shelf, p) for p in paths):
+                on_disk.update(
+                    (p, _Seen(i.st_size, i.st_mtime_ns))
+                    for p, i in shelf.walk()
+                    if p.startswith(prefixes)
+                )
+            report = self._index(shelf, on_disk, (paths, prefixes), force, None)
+        if wait:
+            self._wait_for_formats(report)
         return report
+
+    def stop(self) -> None:
+        """Make a pass in progress end after its current batch (shutdown)."""
+        self._stop.set()
 
     # -- the pass -------------------------------------------------------------------------
 
-    def _probe(self, shelf: Shelf, path: str) -> _Probe | None:
+    @staticmethod
+    def _is_dir(shelf: Shelf, path: str) -> bool:
+        try:
+            return shelf.locate(path).is_dir()
+        except OSError:
+            return False
+
+    @staticmethod
+    def _look(shelf: Shelf, path: str) -> _Seen | None:
+        """A fresh look at one path: its stat if it is a regular file on the shelf, else None."""
         if shelf.ignore.ignores(path):
             return None
         try:
-            real = shelf.locate(path)
-            stat = real.stat()
-        except (OutsideShelf, OSError):
+            info = os.stat(shelf.locate(path))
+        except OSError:
             return None
-        if not real.is_file():
-            return None
-        return _Probe(path, real, stat.st_size, stat.st_mtime_ns)
+        return _Seen(info.st_size, info.st_mtime_ns) if stat.S_ISREG(info.st_mode) else None
+
+    def _known(
+        self, shelf: Shelf, scope: tuple[list[str], tuple[str, ...]] | None
+    ) -> dict[str, _Known]:
+        columns = (
+            Document.path,
+            Document.id,
+            Document.uri,
+            Document.size,
+            Document.mtime_ns,
+            Document.mime_type,
+            Document.converter,
+            Document.state,
+            Document.error_reason,
+        )
+        query = select(*columns).where(Document.shelf == shelf.name)
+        known: dict[str, _Known] = {}
+        with self.database.session() as session:
+            if scope is None:
+                rows = session.execute(query).all()
+            else:
+                paths, prefixes = scope
+                # A name that is not UTF-8 cannot be in the index (nor be sent to it).
+                paths = [p for p in paths if p == printable(p)]
+                prefixes = tuple(p for p in prefixes if p == printable(p))
+                rows = [
+                    *session.execute(query.where(Document.path.in_(paths))).all(),
+                    *(
+                        row
+                        for prefix in prefixes
+                        for row in session.execute(
+                            query.where(Document.path.startswith(prefix, autoescape=True))
+                        ).all()
+                    ),
+                ]
+            for row in rows:
+                known[row[0]] = _Known(*row[1:])
+        return known
 
     def _index(
-        self, shelf: Shelf, paths: Sequence[str], force: bool, progress: Progress | None
+        self,
+        shelf: Shelf,
+        on_disk: Mapping[str, _Seen],
+        scope: tuple[list[str], tuple[str, ...]] | None,
+        force: bool,
+        progress: Progress | None,
     ) -> IndexReport:
         report = IndexReport()
+        known = self._known(shelf, scope)
+        paths = sorted(set(known) | set(on_disk))
+        total = len(paths)
+        for start in range(0, total, BATCH_SIZE):
+            if self._stop.is_set():
+                break
+            batch = paths[start : start + BATCH_SIZE]
+
+            def advance(done_in_batch: int, start: int = start) -> None:
+                if progress and done_in_batch % PROGRESS_EVERY == 0:
+                    progress(start + done_in_batch, total)
+
+            changes, stale_keys = self._batch(shelf, batch, on_disk, known, force, report, advance)
+            release_unreferenced(self.database, self.store, stale_keys)
+            self._publish(changes)
+            report.changes = ChangeSet(
+                report.changes.added | changes.added,
+                report.changes.removed | changes.removed,
+                report.changes.changed | changes.changed,
+            )
+            if progress:
+                progress(min(start + BATCH_SIZE, total), total)
+        if report.changes:
+            self.builder.wake()
+        return report
+
+    def _batch(
+        self,
+        shelf: Shelf,
+        batch: Sequence[str],
+        on_disk: Mapping[str, _Seen],
+        known: Mapping[str, _Known],
+        force: bool,
+        report: IndexReport,
+        advance: Callable[[int], None],
+    ) -> tuple[ChangeSet, list[str]]:
+        """Record one batch in one transaction; returns its changes and the store keys it freed."""
         added: set[str] = set()
         removed: set[str] = set()
         changed: set[str] = set()
-        seen_added: set[str] = set()
-        seen_removed: set[str] = set()
-        seen_changed: set[str] = set()
-        total = len(paths)
-        for start in range(0, total, BATCH_SIZE):
-            batch = paths[start : start + BATCH_SIZE]
-            work: list[_Work] = []
-            with self.database.session() as session:
-                existing = {
-                    doc.path: doc
-                    for doc in session.scalars(
-                        select(Document).where(
-                            Document.shelf == shelf.name, Document.path.in_(batch)
+        removed_ids: list[int] = []
+        new_rows: list[dict[str, object]] = []
+        updates: list[dict[str, object]] = []
+        now = datetime.now(UTC)
+        for number, path in enumerate(batch, 1):
+            advance(number)
+            row, seen = known.get(path), on_disk.get(path)
+            if seen is None:
+                if row is not None:
+                    removed_ids.append(row.id)
+                    removed.add(row.uri)
+                    report.removed += 1
+                continue
+            report.seen += 1
+            try:
+                if row is None:
+                    new_rows.append(self._catalogue(shelf, path, seen, now))
+                    added.add(str(new_rows[-1]["uri"]))
+                    report.added += 1
+                elif force or self._stale(row, path, seen):
+                    updates.append(self._recatalogue(shelf, path, row, seen, force))
+                    changed.add(row.uri)
+                    report.changed += 1
+                else:
+                    report.unchanged += 1
+                    if row.state == DocumentState.FAILED:
+                        report.failed += 1
+            except _Refused as refused:
+                shown = printable(path)
+                report.fail(shown, refused.reason, refused.message)
+                log.warning("%s/%s: %s (%s)", shelf.name, shown, refused.message, refused.reason)
+        # Rows whose file no converter handles any more keep no derived formats.
+        dropped = removed_ids + [
+            int(str(u["id"])) for u in updates if u["state"] == DocumentState.ORIGINAL_ONLY
+        ]
+        stale_keys: list[str] = []
+        with self.database.session() as session:
+            if dropped:
+                stale_keys = list(
+                    session.scalars(
+                        select(Representation.store_key).where(
+                            Representation.document_id.in_(dropped)
                         )
                     )
-                }
-                for path in batch:
-                    doc = existing.get(path)
-                    if len(uri := build_uri(shelf.name, path)) > MAX_URI_LENGTH:
-                        report.failed += 1
-                        message = f"its URI would be {len(uri)} characters, over {MAX_URI_LENGTH}"
-                        report.errors.append(FileError(path, "path_too_long", message))
-                        continue
-                    probe = self._probe(shelf, path)
-                    if probe is None:
-                        if doc is not None:
-                            self._remove(session, doc)
-                            removed.add(doc.uri)
-                            report.removed += 1
-                        continue
-                    report.seen += 1
-                    task = self._examine(probe, doc, force, report)
-                    if task is not None:
-                        work.append(_Work(task, probe, doc is None))
-                    elif doc is not None and doc.state == DocumentState.FAILED:
-                        report.failed += 1
-            # Convert outside any database transaction: it is the slow part.
-            results = self._convert(work)
-            with self.database.session() as session:
-                for item, outcome in results:
-                    uri = self._record(session, shelf, item, outcome)
-                    if outcome.error_reason:
-                        report.failed += 1
-                        report.errors.append(
-                            FileError(
-                                item.probe.path, outcome.error_reason, outcome.error_message or ""
-                            )
-                        )
-                        log.warning(
-                            "%s: %s (%s)",
-                            item.probe.real_path,
-                            outcome.error_message,
-                            outcome.error_reason,
-                        )
-                    (added if item.is_new else changed).add(uri)
-                    if item.is_new:
-                        report.added += 1
-                    else:
-                        report.changed += 1
-            # Publish per batch, so clients hear about a bulk copy as it is absorbed.
-            self._publish(
-                ChangeSet(
-                    frozenset(added - seen_added),
-                    frozenset(removed - seen_removed),
-                    frozenset(changed - seen_changed),
                 )
-            )
-            seen_added, seen_removed, seen_changed = set(added), set(removed), set(changed)
-            if progress:
-                progress(min(start + BATCH_SIZE, total), total)
-        report.changes = ChangeSet(frozenset(added), frozenset(removed), frozenset(changed))
-        return report
+                session.execute(
+                    delete(Representation).where(Representation.document_id.in_(dropped))
+                )
+            if removed_ids:
+                session.execute(delete(Document).where(Document.id.in_(removed_ids)))
+            if updates:
+                session.execute(update(Document), updates)
+            if new_rows:
+                session.execute(insert(Document), new_rows)
+        # The store follows the transaction: keys are released only after the commit.
+        return ChangeSet(frozenset(added), frozenset(removed), frozenset(changed)), stale_keys
 
-    def _examine(
-        self, probe: _Probe, doc: Document | None, force: bool, report: IndexReport
-    ) -> ConversionTask | None:
-        """Decide whether a file needs (re)converting; returns the task if so."""
-        if (
-            not force
-            and doc is not None
-            and doc.size == probe.size
-            and doc.mtime_ns == probe.mtime_ns
-            and doc.converter == _identity_string(converter_identity(doc.mime_type, doc.name))
-        ):
-            report.unchanged += 1
-            return None
+    def _stale(self, row: _Known, path: str, seen: _Seen) -> bool:
+        """Whether a known file needs its formats rebuilt."""
+        if (row.size, row.mtime_ns) != (seen.size, seen.mtime_ns):
+            return True
+        if row.state in (DocumentState.PENDING, DocumentState.ORIGINAL_ONLY) or not row.converter:
+            return False  # queued already, nothing to convert, or failed before any converter ran
+        # A converter upgrade (a new version) rebuilds what the old one made.
+        return row.converter != converter_identity(row.mime_type, PurePosixPath(path).name)
+
+    def _head(self, shelf: Shelf, path: str) -> bytes:
         try:
-            sha, head = _sha256_file(probe.real_path)
+            fd = shelf.open(path)
+        except (FileNotFoundError, NotRegularFile, OutsideShelf) as exc:
+            raise _Refused("unreadable", f"cannot open: {exc}") from exc
         except OSError as exc:
-            log.warning("cannot read %s: %s", probe.real_path, exc)
-            return None
-        mime_type = detect_mime(head, probe.path)
-        identity = converter_identity(mime_type, probe.path)
-        if (
-            not force
-            and doc is not None
-            and doc.sha256 == sha
-            and doc.mime_type == mime_type
-            and doc.converter == _identity_string(identity)
-        ):
-            doc.mtime_ns = probe.mtime_ns
-            doc.modified_at = datetime.fromtimestamp(probe.mtime_ns / 1e9, UTC)
-            report.unchanged += 1
-            return None
-        name, version = identity or ("", "")
-        return ConversionTask(
-            str(probe.real_path), PurePosixPath(probe.path).name, mime_type, sha, name, version
-        )
+            raise _Refused("unreadable", f"cannot open: {exc.strerror}") from exc
+        try:
+            return os.read(fd, HEAD_BYTES)
+        finally:
+            os.close(fd)
 
-    def _convert(self, work: list[_Work]) -> list[tuple[_Work, ConversionOutcome]]:
-        """Convert in the pool; files no converter handles, or too large, skip it."""
-        results: list[tuple[_Work, ConversionOutcome]] = []
-        runnable: dict[int, _Work] = {}
-        for item in work:
-            if not item.task.converter:
-                results.append((item, ConversionOutcome()))
-            elif item.probe.size > self.max_convert_bytes:
-                message = (
-                    f"{item.probe.size} bytes exceeds the conversion cap "
-                    f"of {self.max_convert_bytes} bytes"
-                )
-                results.append((item, ConversionOutcome.failed("too_large", message)))
-            else:
-                runnable[id(item.task)] = item
-        for task, outcome in self.pool.run(item.task for item in runnable.values()):
-            results.append((runnable[id(task)], outcome))
-        return results
-
-    def _record(
-        self, session: Session, shelf: Shelf, item: _Work, outcome: ConversionOutcome
-    ) -> str:
-        """Write one converted file's row and representation rows; returns its URI."""
-        task, probe = item.task, item.probe
-        doc = session.scalar(
-            select(Document).where(Document.shelf == shelf.name, Document.path == probe.path)
-        )
-        if doc is None:
-            doc = Document(shelf=shelf.name, path=probe.path, uri=build_uri(shelf.name, probe.path))
-            session.add(doc)
-        else:
-            self._drop_representations(session, doc)
-        facts = outcome.facts
-        doc.name = PurePosixPath(probe.path).name
-        doc.mime_type = task.mime_type
-        doc.size = probe.size
-        doc.mtime_ns = probe.mtime_ns
-        doc.sha256 = task.source_sha256
-        doc.title = (facts.title or "").strip() or doc.name
-        doc.page_count = facts.page_count
-        doc.description = (facts.description or "").strip() or fallback_description(
-            task.mime_type, facts.page_count
-        )
-        doc.language = facts.language
-        doc.facts = {
-            "metadata": dict(facts.metadata),
-            "outline": [
-                {"title": e.title, "level": e.level, "page": e.page} for e in facts.outline
-            ],
+    def _describe(self, shelf: Shelf, path: str) -> dict[str, object]:
+        """Type, state and cheap title of a file, from its first bytes."""
+        name = PurePosixPath(path).name
+        head = self._head(shelf, path)
+        mime_type = detect_mime(head, name)
+        has_converter = converter_identity(mime_type, name) is not None
+        return {
+            "name": name,
+            "mime_type": mime_type,
+            "title": cheap_title(head, mime_type) or name,
+            "description": fallback_description(mime_type, None),
+            "state": DocumentState.PENDING if has_converter else DocumentState.ORIGINAL_ONLY,
+            "converter": None,
+            "error_reason": None,
+            "error_message": None,
         }
-        doc.converter = f"{task.converter}:{task.converter_version}" if task.converter else None
-        doc.error_reason = outcome.error_reason
-        doc.error_message = outcome.error_message
-        if outcome.error_reason:
-            doc.state = DocumentState.FAILED
-        elif not task.converter:
-            doc.state = DocumentState.ORIGINAL_ONLY
-        else:
-            doc.state = DocumentState.READY
-        doc.modified_at = datetime.fromtimestamp(probe.mtime_ns / 1e9, UTC)
-        doc.indexed_at = datetime.now(UTC)
-        doc.representations = [
-            Representation(
-                mime_type=v.mime_type,
-                size=v.size,
-                sha256=v.sha256,
-                store_key=v.store_key,
-                converter=task.converter,
-                converter_version=task.converter_version,
+
+    def _catalogue(self, shelf: Shelf, path: str, seen: _Seen, now: datetime) -> dict[str, object]:
+        """The row of a file the index has not seen before."""
+        try:
+            uri = build_uri(shelf.name, path)
+        except InvalidUri as exc:
+            raise _Refused("invalid_name", str(exc)) from exc
+        if len(uri) > MAX_URI_LENGTH:
+            raise _Refused(
+                "path_too_long", f"its URI would be {len(uri)} characters, over {MAX_URI_LENGTH}"
             )
-            for v in outcome.variants
-        ]
-        session.flush()
-        return doc.uri
+        return {
+            "shelf": shelf.name,
+            "path": path,
+            "uri": uri,
+            "size": seen.size,
+            "mtime_ns": seen.mtime_ns,
+            "sha256": None,
+            "page_count": None,
+            "language": None,
+            "facts": {},
+            "modified_at": datetime.fromtimestamp(seen.mtime_ns / 1e9, UTC),
+            "indexed_at": now,
+            **self._describe(shelf, path),
+        }
 
-    def _drop_representations(self, session: Session, doc: Document) -> None:
-        keys = [r.store_key for r in doc.representations]
-        doc.representations = []
-        session.flush()
-        self._prune(session, keys)
+    def _recatalogue(
+        self, shelf: Shelf, path: str, row: _Known, seen: _Seen, force: bool
+    ) -> dict[str, object]:
+        """The new values of a known file that changed (or is forced): queued for rebuilding."""
+        values: dict[str, object] = {"id": row.id}
+        if (row.size, row.mtime_ns) != (seen.size, seen.mtime_ns) or force:
+            described = self._describe(shelf, path)
+            values.update(
+                size=seen.size,
+                mtime_ns=seen.mtime_ns,
+                modified_at=datetime.fromtimestamp(seen.mtime_ns / 1e9, UTC),
+                mime_type=described["mime_type"],
+                state=described["state"],
+            )
+        else:
+            values["state"] = DocumentState.PENDING
+        if force:
+            values["converter"] = None  # rebuild every format, not just the missing ones
+        return values
 
-    def _remove(self, session: Session, doc: Document) -> None:
-        keys = [r.store_key for r in doc.representations]
-        session.delete(doc)
-        session.flush()
-        self._prune(session, keys)
-
-    def _prune(self, session: Session, keys: list[str]) -> None:
-        """Delete stored variants no other document still uses."""
-        for key in keys:
-            if not session.scalar(select(func.count()).where(Representation.store_key == key)):
-                self.store.delete(key)
-
-    def drop_representations(self, document_id: int) -> bool:
-        """Forget a document's stored variants so the next pass rebuilds them."""
-        with self.database.session() as session:
-            doc = session.get(Document, document_id)
-            if doc is None:
-                return False
-            self._drop_representations(session, doc)
-            doc.converter = None
-        return True
+    def _wait_for_formats(self, report: IndexReport) -> None:
+        """Build what is pending, then report the files this pass queued that failed."""
+        self.builder.drain()
+        for path, reason, message in self.builder.failures(
+            report.changes.added | report.changes.changed
+        ):
+            report.fail(path, reason, message)
 
     def _publish(self, changes: ChangeSet) -> None:
         if self.bus is not None:
             self.bus.publish(changes)
+
+
+class _Refused(Exception):
+    """One file the pass cannot record, with the reason reported for it."""
+
+    def __init__(self, reason: str, message: str) -> None:
+        super().__init__(message)
+        self.reason = reason
+        self.message = message

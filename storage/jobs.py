@@ -450,11 +450,13 @@ class JobRunner:
         for name in names:
             progress.next_shelf()
             if request.paths is None:
-                part = self.indexer.reconcile([name], force=request.force, progress=progress)
+                part = self.indexer.reconcile(
+                    [name], force=request.force, progress=progress, wait=True
+                )
             else:
                 # refresh() reports no progress: the job shows 0/N until it is done, then N/N.
                 progress(0, len(request.paths))
-                part = self.indexer.refresh(name, request.paths, force=request.force)
+                part = self.indexer.refresh(name, request.paths, force=request.force, wait=True)
             report.merge(part)
         return report
 

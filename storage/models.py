@@ -42,7 +42,8 @@ class Base(DeclarativeBase):
 class DocumentState:
     """Values of :attr:`Document.state`."""
 
-    READY = "ready"  # every representation stored
+    PENDING = "pending"  # catalogued; its formats are queued for (re)building
+    READY = "ready"  # the background formats are stored (a lazy PDF is made when asked for)
     FAILED = "failed"  # listed and readable as its original; the derived variants are missing
     ORIGINAL_ONLY = "original"  # no converter handles this type: the original is all there is
 
@@ -52,6 +53,7 @@ class Document(Base):
     __table_args__ = (
         UniqueConstraint("shelf", "path", name="uq_documents_shelf_path"),
         Index("ix_documents_shelf_mime", "shelf", "mime_type"),
+        Index("ix_documents_state_size", "state", "size"),
     )
 
     id: Mapped[int] = mapped_column(primary_key=True)
@@ -62,7 +64,7 @@ class Document(Base):
     mime_type: Mapped[str] = mapped_column(String(255))
     size: Mapped[int] = mapped_column(BigInteger)
     mtime_ns: Mapped[int] = mapped_column(BigInteger)
-    sha256: Mapped[str] = mapped_column(String(64))
+    sha256: Mapped[str | None] = mapped_column(String(64))  # None until first read
     title: Mapped[str] = mapped_column(Text)
     description: Mapped[str | None] = mapped_column(Text)
     page_count: Mapped[int | None]

@@ -1,13 +1,24 @@
-"""Shelves: named root folders, and the one function allowed to turn a path into a file.
+"""Shelves: named root folders, and the one way a path on a shelf becomes open bytes.
 
-The server never writes to a shelf and never reads outside one (DESIGN D8):
-every read goes through :meth:`Shelf.locate`, which resolves symlinks and
-refuses anything whose real path leaves the root.
+The server never writes to a shelf and never reads outside one (DESIGN D8).
+Every read goes through :meth:`Shelf.open`, which opens the file exactly once,
+walking from the root one component at a time without following symlinks
+(``O_NOFOLLOW`` relative to the parent's descriptor), and refuses anything but a
+regular file. A symlink swapped in between a check and a read, a FIFO swapped
+in for a document, or a directory symlink pointing out of the shelf therefore
+cannot make a read leave the shelf or block: the bytes that are hashed are the
+bytes that are converted and served.
+
+File symlinks whose target stays inside the root are served: the target is
+resolved first, checked to lie inside, and then opened by the same walk.
 """
 
 from __future__ import annotations
 
+import errno
 import fnmatch
+import os
+import stat
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
@@ -16,9 +27,27 @@ from storage.uris import is_valid_shelf_name
 
 DEFAULT_IGNORE = (".*", "~$*", "*.tmp", "*.swp", "*~")
 
+_DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+# O_NONBLOCK: opening a FIFO or a device must never wait for a writer.
+_FILE_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
+_SYMLINK_HOPS = 8
+
 
 class OutsideShelf(PermissionError):
     """A path that would leave its shelf's root."""
+
+
+class NotRegularFile(OSError):
+    """The path names a FIFO, socket, device or directory: never opened as a document."""
+
+
+@dataclass(frozen=True, slots=True)
+class FileBytes:
+    """What one open of a shelf file read: its bytes and the ``fstat`` of that same open."""
+
+    data: bytes
+    size: int
+    mtime_ns: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,6 +64,19 @@ class IgnoreRules:
         )
 
 
+def _open_beneath(root_fd: int, parts: Sequence[str]) -> int:
+    """Open ``parts`` under the directory ``root_fd`` with no symlink followed anywhere."""
+    directory = os.dup(root_fd)
+    try:
+        for part in parts[:-1]:
+            child = os.open(part, _DIR_FLAGS, dir_fd=directory)
+            os.close(directory)
+            directory = child
+        return os.open(parts[-1], _FILE_FLAGS, dir_fd=directory)
+    finally:
+        os.close(directory)
+
+
 @dataclass(frozen=True, slots=True)
 class Shelf:
     name: str
@@ -48,12 +90,73 @@ class Shelf:
             )
         object.__setattr__(self, "root", self.root.expanduser().resolve())
 
+    def _parts(self, relative_path: str) -> list[str]:
+        parts = relative_path.split("/")
+        if any(p in ("", ".", "..") for p in parts) or "\x00" in relative_path:
+            raise OutsideShelf(f"{relative_path!r} is not a plain relative path")
+        return parts
+
     def locate(self, relative_path: str) -> Path:
-        """The real file behind ``relative_path``; :class:`OutsideShelf` if it leaves the root."""
-        candidate = (self.root / relative_path).resolve()
+        """The real file behind ``relative_path``; :class:`OutsideShelf` if it leaves the root.
+
+        For listing and watching only: a path can change after this returns, so
+        reading goes through :meth:`open`.
+        """
+        self._parts(relative_path)
+        try:
+            candidate = Path(os.path.realpath(self.root / relative_path, strict=True))
+        except (OSError, RuntimeError) as exc:  # missing, or a symlink loop
+            raise FileNotFoundError(errno.ENOENT, f"cannot resolve {relative_path!r}") from exc
         if not candidate.is_relative_to(self.root):
             raise OutsideShelf(f"{relative_path!r} resolves outside shelf {self.name!r}")
         return candidate
+
+    def open(self, relative_path: str) -> int:
+        """A read-only descriptor for the regular file at ``relative_path``.
+
+        Raises :class:`OutsideShelf` (leaves the root), :class:`NotRegularFile`
+        (FIFO, socket, device, directory), ``FileNotFoundError``, or another
+        ``OSError`` (e.g. permission denied). The caller closes the descriptor.
+        """
+        parts = self._parts(relative_path)
+        root_fd = os.open(self.root, _DIR_FLAGS)
+        try:
+            for _ in range(_SYMLINK_HOPS):
+                try:
+                    fd = _open_beneath(root_fd, parts)
+                except OSError as exc:
+                    if exc.errno not in (errno.ELOOP, errno.ENOTDIR):
+                        raise
+                    # A symlink on the way: serve it only if its target stays on the shelf,
+                    # and then open the target by the same no-follow walk.
+                    target = self.locate("/".join(parts))
+                    parts = target.relative_to(self.root).as_posix().split("/")
+                    continue
+                info = os.fstat(fd)
+                if not stat.S_ISREG(info.st_mode):
+                    os.close(fd)
+                    raise NotRegularFile(errno.EINVAL, f"{relative_path!r} is not a regular file")
+                return fd
+            raise OutsideShelf(f"{relative_path!r} kept changing while it was opened")
+        finally:
+            os.close(root_fd)
+
+    def read(self, relative_path: str, *, limit: int | None = None) -> FileBytes:
+        """Read a whole file through :meth:`open`; ``limit`` bytes at most (``OSError`` EFBIG)."""
+        fd = self.open(relative_path)
+        try:
+            info = os.fstat(fd)
+            if limit is not None and info.st_size > limit:
+                raise OSError(errno.EFBIG, f"{info.st_size} bytes is over the limit of {limit}")
+            chunks, total = [], 0
+            while chunk := os.read(fd, 1 << 20):
+                total += len(chunk)
+                if limit is not None and total > limit:
+                    raise OSError(errno.EFBIG, f"{relative_path!r} grew over the limit of {limit}")
+                chunks.append(chunk)
+            return FileBytes(b"".join(chunks), total, info.st_mtime_ns)
+        finally:
+            os.close(fd)
 
     def relative(self, path: Path) -> str | None:
         """``path`` (absolute, as the watcher reports it) relative to the root; None if outside."""
@@ -62,33 +165,37 @@ class Shelf:
         except ValueError:
             return None
 
-    def walk(self) -> Iterator[str]:
-        """Relative POSIX paths of the regular files on the shelf, minus ignored ones.
+    def walk(self) -> Iterator[tuple[str, os.stat_result]]:
+        """Relative POSIX paths of the regular files on the shelf with their ``stat``.
 
-        Directory symlinks are not followed (no loops, no escapes); file symlinks
-        are kept only when their target stays inside the root.
+        Ignored names are skipped. Directory symlinks are not followed (no loops,
+        no escapes); file symlinks are kept only when their target stays inside
+        the root. A name that cannot be read is skipped, never fatal.
         """
         stack = [self.root]
         while stack:
             directory = stack.pop()
             try:
-                entries = sorted(directory.iterdir())
+                with os.scandir(directory) as scan:
+                    entries = sorted(scan, key=lambda e: e.name)
             except OSError:
                 continue
             for entry in entries:
-                relative = entry.relative_to(self.root).as_posix()
+                relative = Path(entry.path).relative_to(self.root).as_posix()
                 if self.ignore.ignores(relative):
                     continue
-                if entry.is_symlink():
-                    try:
-                        if entry.is_file() and self.locate(relative):
-                            yield relative
-                    except (OutsideShelf, OSError):
-                        continue
-                elif entry.is_dir():
-                    stack.append(entry)
-                elif entry.is_file():
-                    yield relative
+                try:
+                    if entry.is_symlink():
+                        self.locate(relative)
+                        info = os.stat(entry.path)
+                        if stat.S_ISREG(info.st_mode):
+                            yield relative, info
+                    elif entry.is_dir(follow_symlinks=False):
+                        stack.append(Path(entry.path))
+                    elif entry.is_file(follow_symlinks=False):
+                        yield relative, entry.stat(follow_symlinks=False)
+                except (OSError, RuntimeError):
+                    continue
 
 
 def make_shelves(specs: Sequence[tuple[str, Path]], ignore: IgnoreRules) -> list[Shelf]:

@@ -8,6 +8,12 @@ path, so it is stable across restarts and reindexing.
 Parsing is strict: anything that is not exactly what :func:`build_uri` would
 produce for some valid path is refused, so a URI can never name a file outside
 its shelf (no ``..``, no empty or ``.`` segments, no encoded slashes or NULs).
+
+File names are whatever the file system allows. A name with a backslash, a
+newline or another control character is served under its percent-encoded URI
+(``a%5Cb.md``, ``new%0Aline.md``); a name that is not valid UTF-8 cannot be
+stored as text in the index or written in a URI, so the indexer refuses it with
+the reason ``invalid_name`` and serves the rest of the shelf (issue 16, item 5).
 """
 
 from __future__ import annotations
@@ -25,7 +31,7 @@ _SEGMENT_SAFE = "-._~!$&'()*+,;=:@"
 # URI is refused (and reported) rather than failing a whole index pass.
 MAX_URI_LENGTH = 2048
 _SHELF_NAME = re.compile(r"^[a-z0-9](?:[a-z0-9._-]{0,62}[a-z0-9])?$")
-_FORBIDDEN_IN_SEGMENT = re.compile(r"[\x00-\x1f\x7f/\\]")
+_FORBIDDEN_IN_SEGMENT = re.compile(r"[\x00/]")
 
 
 class InvalidUri(ValueError):
@@ -61,8 +67,17 @@ def _check_segments(path: str) -> list[str]:
         if segment in ("", ".", ".."):
             raise InvalidUri(f"path segment {segment!r} is not allowed in {path!r}")
         if _FORBIDDEN_IN_SEGMENT.search(segment):
-            raise InvalidUri(f"path segment {segment!r} contains a control character or slash")
+            raise InvalidUri(f"path segment {segment!r} contains a NUL or a slash")
+        try:
+            segment.encode("utf-8")
+        except UnicodeEncodeError as exc:
+            raise InvalidUri(f"the name {printable(segment)!r} is not valid UTF-8") from exc
     return segments
+
+
+def printable(path: str) -> str:
+    """``path`` as it can be shown and stored: undecodable bytes as ``\\xNN``."""
+    return path.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
 
 
 def build_uri(shelf: str, path: str) -> str:

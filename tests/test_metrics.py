@@ -9,7 +9,6 @@ import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
 from app import metrics
-from storage.indexer import FileError, IndexReport
 from tests.support.servers import RawClient, RunningServer, child_env, serve
 from tests.support.shelves import make_shelf
 from tests.test_admin_api import TOKEN, Admin
@@ -120,8 +119,7 @@ def test_outcome_labels_are_bounded() -> None:
     assert metrics.outcome_of(KeyboardInterrupt()) == "cancelled"
 
 
-def test_observe_index_counts_failures_by_reason() -> None:
-    report = IndexReport(seen=2, added=1, failed=1, errors=[FileError("x.pdf", "timeout", "slow")])
+def test_conversion_failures_are_counted_by_reason() -> None:
 
     def failures() -> float:
         found = metrics.REGISTRY.get_sample_value(
@@ -130,5 +128,5 @@ def test_observe_index_counts_failures_by_reason() -> None:
         return found or 0.0
 
     before = failures()
-    metrics.observe_index(report, 0.5)
+    metrics.observe_conversion_failure("timeout")
     assert failures() == before + 1

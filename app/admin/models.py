@@ -17,7 +17,7 @@ from pydantic import (
 from storage.jobs import JobRecord, normalize_path
 
 JobStateName = Literal["queued", "running", "succeeded", "failed", "interrupted"]
-DocumentStateName = Literal["ready", "failed", "original"]
+DocumentStateName = Literal["pending", "ready", "failed", "original"]
 
 MAX_PATHS = 1000
 RelativePath = Annotated[str, StringConstraints(min_length=1, max_length=4096)]
@@ -190,13 +190,16 @@ class JobsStatus(BaseModel):
 class Status(BaseModel):
     version: str
     uptime_seconds: float
-    ready: bool = Field(description="Whether the start-up index pass has finished (as /readyz).")
+    ready: bool = Field(description="Whether the catalog is current (as /readyz).")
     shelves: list[ShelfStatus]
     documents: DocumentCounts
     representation_store: StoreStatus
     index_lag_seconds: float = Field(
         description="Seconds since the oldest unfinished indexing work of this process was "
         "requested (a queued or running reindex job, or the start-up pass); 0 when idle."
+    )
+    conversion_backlog: int = Field(
+        description="Catalogued documents whose formats are still to be built."
     )
     jobs: JobsStatus
     sessions: int = Field(description="Handshake-era MCP sessions open over HTTP.")
@@ -251,7 +254,7 @@ class DocumentDetail(BaseModel):
     description: str | None
     mime_type: str
     size: int
-    sha256: str
+    sha256: str | None = Field(description="None until the file is first read for conversion.")
     mtime_ns: int
     page_count: int | None
     language: str | None

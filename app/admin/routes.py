@@ -192,7 +192,7 @@ def admin_router(runtime: Runtime) -> APIRouter:
     )
     def drop_representations(document_id: DocumentId) -> RepresentationsDropped:
         detail = document_detail(runtime.database, document_id)
-        if detail is None or not runtime.indexer.drop_representations(document_id):
+        if detail is None or not runtime.builder.forget(document_id):
             raise _not_found(f"no document {document_id}")
         job_id: int | None = None
         # A document indexed under a shelf this server no longer serves cannot be rebuilt.

@@ -9,7 +9,11 @@ one MIME type each, ``size`` of that representation.
 from __future__ import annotations
 
 import base64
-from collections.abc import Mapping, Sequence
+import builtins
+import logging
+import threading
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from typing import Any
 
 from app.mcp import wire
@@ -17,8 +21,9 @@ from app.mcp.context import RequestContext
 from app.mcp.cursor import InvalidCursor, decode_cursor, encode_cursor
 from app.negotiation import Role, Variant, negotiate, parse_features
 from converters.detect import is_textual
+from storage.builder import FormatBuilder
 from storage.catalog import Catalog, DocumentRecord, VariantRecord
-from storage.shelves import OutsideShelf, Shelf
+from storage.shelves import NotRegularFile, OutsideShelf, Shelf
 from storage.store import RepresentationStore
 
 # Which role a derived representation plays in negotiation (DESIGN D4/D5).
@@ -29,6 +34,10 @@ ROLE_BY_MIME = {
     "application/pdf": Role.PDF,
 }
 META_OMITTED = "dev.docshelf/omitted"
+
+log = logging.getLogger(__name__)
+# A read above this many bytes takes one of the few large-read slots.
+LARGE_READ_BYTES = 8 * 1024 * 1024
 
 
 def _iso(record: DocumentRecord) -> str:
@@ -55,10 +64,11 @@ def resource_object(record: DocumentRecord, variant: VariantRecord | None = None
         "name": record.path,
         "title": record.title,
         "mimeType": variant.mime_type,
-        "size": variant.size,
         "annotations": {"lastModified": _iso(record)},
         "_meta": {wire.META_DOCSHELF: document_meta},
     }
+    if variant.size is not None:  # a format not built yet has no size (DESIGN D11)
+        resource["size"] = variant.size
     if record.description:
         resource["description"] = record.description
     return resource
@@ -80,7 +90,19 @@ class ResourceService:
         *,
         page_size: int,
         binary_cap: int,
+        builder: FormatBuilder,
+        max_read_bytes: int,
+        build_timeout_s: float,
+        large_reads: int = 2,
+        catalogued: threading.Event | None = None,
+        first_list_wait_s: float = 15.0,
     ) -> None:
+        self.catalogued = catalogued
+        self.first_list_wait_s = first_list_wait_s
+        self.builder = builder
+        self.max_read_bytes = max_read_bytes
+        self._large_reads = threading.BoundedSemaphore(large_reads)
+        self.build_timeout_s = build_timeout_s
         self.catalog = catalog
         self.store = store
         self.shelves: Mapping[str, Shelf] = {shelf.name: shelf for shelf in shelves}
@@ -109,10 +131,8 @@ class ResourceService:
         candidates = [
             Variant(
                 v.mime_type,
-                Role.ORIGINAL
-                if v.store_key is None
-                else ROLE_BY_MIME.get(v.mime_type, Role.ORIGINAL),
-                v.size,
+                Role.ORIGINAL if v.original else ROLE_BY_MIME.get(v.mime_type, Role.ORIGINAL),
+                v.size or 0,
                 not is_textual(v.mime_type),
             )
             for v in record.variants
@@ -131,6 +151,10 @@ class ResourceService:
             after = decode_cursor(cursor) if cursor is not None else None
         except InvalidCursor as exc:
             raise wire.McpError(wire.INVALID_PARAMS, f"Invalid cursor: {exc}") from exc
+        if self.catalogued is not None and not self.catalogued.is_set():
+            # A fresh shelf: most desktop clients list once on connect, so the first list
+            # waits (briefly) for the first catalog pass instead of answering empty.
+            self.catalogued.wait(self.first_list_wait_s)
         records, more = self.catalog.page(after, self.page_size)
         result: dict[str, Any] = {"resources": [resource_object(r) for r in records]}
         if more and records:
@@ -166,6 +190,37 @@ class ResourceService:
     def read(self, ctx: RequestContext, params: Mapping[str, Any]) -> dict[str, Any]:
         record = self.require(ctx, params)
         variants, omitted = self.variants(ctx, record)
+        if record.pending or not all(v.built for v in variants):
+            # Formats not built yet are built now, ahead of the queue (DESIGN D11, D12).
+            needed = [v.mime_type for v in variants if not v.original]
+            self.builder.ensure(record.id, needed, timeout=self.build_timeout_s)
+            record = self.require(ctx, params)
+            variants, omitted = self.variants(ctx, record)
+            variants = [v for v in variants if v.built]  # what failed is in _meta's error
+        fitting, over_cap = self._fit(record, variants)
+        omitted.extend(over_cap)
+        with self._read_slot(sum(v.size or 0 for v in fitting)):
+            contents = self._contents(ctx, record, fitting)
+        return _with_omissions({"contents": contents}, omitted)
+
+    @contextmanager
+    def _read_slot(self, size: int) -> Iterator[None]:
+        """Let only a few large reads hold their answer in memory at once (issue 16, item 12)."""
+        if size < LARGE_READ_BYTES:
+            yield
+            return
+        if not self._large_reads.acquire(timeout=self.build_timeout_s):
+            raise wire.McpError(
+                wire.INTERNAL_ERROR, "Server busy: too many large reads at once; retry shortly"
+            )
+        try:
+            yield
+        finally:
+            self._large_reads.release()
+
+    def _contents(
+        self, ctx: RequestContext, record: DocumentRecord, variants: Sequence[VariantRecord]
+    ) -> builtins.list[dict[str, Any]]:
         contents = []
         for variant in variants:
             data = self._load(ctx, record, variant)
@@ -179,17 +234,88 @@ class ResourceService:
             else:
                 entry["blob"] = base64.b64encode(data).decode("ascii")
             contents.append(entry)
-        return _with_omissions({"contents": contents}, omitted)
+        return contents
+
+    def _fit(
+        self, record: DocumentRecord, variants: Sequence[VariantRecord]
+    ) -> tuple[Sequence[VariantRecord], Sequence[dict[str, str]]]:
+        """The variants that fit the read cap together, in order, and the ones left out.
+
+        One read holds its whole answer in memory several times over (bytes,
+        base64, JSON), so what it may return is capped (issue 16, item 12).
+        """
+        kept: builtins.list[VariantRecord] = []
+        omitted: builtins.list[dict[str, str]] = []
+        total = 0
+        for variant in variants:
+            size = variant.size or 0
+            if total + size > self.max_read_bytes:
+                omitted.append(
+                    {
+                        "mimeType": variant.mime_type,
+                        "reason": f"{_mb(size)} would take this read over its "
+                        f"{_mb(self.max_read_bytes)} cap; ask for it alone with format=",
+                    }
+                )
+                continue
+            kept.append(variant)
+            total += size
+        if not kept:
+            sizes = ", ".join(f"{v.mime_type} {_mb(v.size or 0)}" for v in variants)
+            raise wire.McpError(
+                wire.INVALID_PARAMS,
+                f"Every format of {record.uri} is over the {_mb(self.max_read_bytes)} read cap "
+                f"({sizes}); the operator can raise DOCSHELF_MAX_READ_MB",
+                {"uri": record.uri, "maxReadBytes": self.max_read_bytes},
+            )
+        return kept, omitted
 
     def _load(self, ctx: RequestContext, record: DocumentRecord, variant: VariantRecord) -> bytes:
+        if variant.original:
+            return self._load_original(ctx, record)
+        assert variant.store_key is not None
         try:
-            if variant.store_key is not None:
-                return self.store.get(variant.store_key)
-            return self.shelves[record.shelf].locate(record.path).read_bytes()
-        except (OutsideShelf, KeyError, FileNotFoundError):
-            # The file went away since it was indexed; the watcher will catch up.
+            return self.store.get(variant.store_key)
+        except FileNotFoundError:
+            pass
+        # Never "not found" for a document that exists (issue 16, item 2): the row we hold
+        # may have been replaced by a re-index meanwhile, or the stored file lost. Look
+        # again, and rebuild the format if the index still names the missing file.
+        for attempt in range(2):
+            fresh = self.catalog.get(record.uri)
+            for candidate in fresh.derived if fresh else ():
+                if candidate.mime_type == variant.mime_type and candidate.store_key:
+                    try:
+                        return self.store.get(candidate.store_key)
+                    except FileNotFoundError:
+                        break
+            if attempt == 0:
+                log.error(
+                    "stored %s of %s is missing; rebuilding it", variant.mime_type, record.uri
+                )
+                mime = [variant.mime_type]
+                self.builder.ensure(record.id, mime, rebuild=mime, timeout=self.build_timeout_s)
+        raise wire.McpError(
+            wire.INTERNAL_ERROR,
+            f"Internal error: the stored {variant.mime_type} of {record.uri} is missing "
+            "and could not be rebuilt",
+            {"uri": record.uri, "mimeType": variant.mime_type},
+        )
+
+    def _load_original(self, ctx: RequestContext, record: DocumentRecord) -> bytes:
+        shelf = self.shelves.get(record.shelf)
+        if shelf is None:
+            raise ctx.era.resource_not_found(record.uri)
+        try:
+            return shelf.read(record.path, limit=self.max_read_bytes).data
+        except (OutsideShelf, NotRegularFile, FileNotFoundError):
+            # Gone, or no longer a regular file on the shelf; the watcher will catch up.
             raise ctx.era.resource_not_found(record.uri) from None
         except OSError as exc:
             raise wire.McpError(
                 wire.INTERNAL_ERROR, f"Cannot read {record.uri}: {exc.strerror}"
             ) from exc
+
+
+def _mb(size: int) -> str:
+    return f"{size / 1_048_576:.1f} MB"

@@ -56,7 +56,13 @@ def serve(
     ready_timeout: float = 120.0,
     env: dict[str, str] | None = None,
     roots: Sequence[str] | None = None,
+    formats_built: bool = True,
 ) -> Iterator[RunningServer]:
+    """A real ``docshelf serve`` on loopback, once its catalog is current.
+
+    ``formats_built``: also wait until the background conversion backlog is
+    empty, so a test sees every document's formats (facts, sizes) settled.
+    """
     port = free_port()
     log_path = data_dir / f"server-{port}.log"
     data_dir.mkdir(parents=True, exist_ok=True)
@@ -76,7 +82,10 @@ def serve(
             if process.poll() is not None:
                 raise RuntimeError(f"docshelf exited with {process.returncode}:\n{server.log()}")
             try:
-                if httpx.get(f"{base}/readyz", timeout=2).status_code == 200:
+                ready = httpx.get(f"{base}/readyz", timeout=2)
+                if ready.status_code == 200 and (
+                    not formats_built or ready.json()["conversion_backlog"] == 0
+                ):
                     break
             except httpx.TransportError:
                 pass

@@ -1,0 +1,413 @@
+"""The conversion queue: builds the formats of catalogued documents (DESIGN D11, D12).
+
+The catalog pass records files as ``pending``; this builder turns them into
+stored formats in the background, smallest files first, a few at a time, so
+conversion never holds up the catalog. A read that needs a format not built
+yet calls :meth:`FormatBuilder.ensure`, which converts that one document at
+once, ahead of the queue, under the same per-file timeout and memory cap.
+
+Which formats are built in the background depends on the render policy: under
+``lazy`` (the default) text, Markdown and JSON; the rendered PDF of a non-PDF
+source is made the first time someone asks for it and then kept. Under
+``eager`` every format is built in the background.
+
+A worker's outcome is recorded only if the catalog has not seen a newer
+version of the file meanwhile (same size and mtime as when the task was
+queued); otherwise the newer version is already queued and this result is
+dropped. Every recorded document is announced as changed on the event bus
+(``notifications/resources/updated`` for its subscribers).
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
+from concurrent.futures import FIRST_COMPLETED, Future, wait
+from dataclasses import dataclass
+from datetime import UTC, datetime
+
+from sqlalchemy import func, select
+from sqlalchemy.orm import Session, selectinload
+
+from converters import APPLICATION_JSON, TEXT_MARKDOWN, TEXT_PLAIN
+from storage.conversion import (
+    URGENT,
+    ConversionOutcome,
+    ConversionPool,
+    ConversionTask,
+    PoolClosed,
+)
+from storage.database import Database
+from storage.events import ChangeSet, EventBus
+from storage.garbage import release_unreferenced
+from storage.models import Document, DocumentState, Representation
+from storage.shelves import Shelf
+from storage.store import RepresentationStore
+
+log = logging.getLogger(__name__)
+
+#: What the background builds under the lazy render policy: everything but a rendered PDF.
+CHEAP_FORMATS = (TEXT_PLAIN, TEXT_MARKDOWN, APPLICATION_JSON)
+RENDER_POLICIES = ("lazy", "eager")
+Progress = Callable[[int, int], None]
+
+_KIND_LABELS = {
+    "application/pdf": "PDF document",
+    "text/markdown": "Markdown document",
+    "text/plain": "Plain text",
+    "application/json": "JSON document",
+    "text/html": "HTML page",
+    "text/csv": "CSV table",
+}
+
+
+def fallback_description(mime_type: str, page_count: int | None) -> str:
+    """A description for a document that declares none: its kind, and its pages."""
+    label = _KIND_LABELS.get(mime_type, f"{mime_type} file")
+    if page_count:
+        return f"{label}, {page_count} page{'s' if page_count != 1 else ''}"
+    return label
+
+
+@dataclass(frozen=True, slots=True)
+class _Queued:
+    task: ConversionTask
+    done: Future[None]
+
+
+class FormatBuilder:
+    """Background and on-demand conversion of catalogued documents."""
+
+    def __init__(
+        self,
+        database: Database,
+        store: RepresentationStore,
+        pool: ConversionPool,
+        shelves: Sequence[Shelf],
+        *,
+        max_convert_bytes: int,
+        render: str = "lazy",
+        bus: EventBus | None = None,
+        on_failure: Callable[[str], None] | None = None,
+    ) -> None:
+        if render not in RENDER_POLICIES:
+            raise ValueError(f"render policy must be one of {RENDER_POLICIES}, not {render!r}")
+        self.database = database
+        self.store = store
+        self.pool = pool
+        self.shelves: Mapping[str, Shelf] = {shelf.name: shelf for shelf in shelves}
+        self.max_convert_bytes = max_convert_bytes
+        self.background_formats: tuple[str, ...] | None = (
+            None if render == "eager" else CHEAP_FORMATS
+        )
+        self.bus = bus
+        self.on_failure = on_failure  # told each recorded failure's reason (metrics)
+        self._inflight: dict[int, _Queued] = {}
+        self._lock = threading.Lock()
+        self._fill_lock = threading.Lock()
+        self._wake = threading.Event()
+        self._closing = threading.Event()
+        self._thread: threading.Thread | None = None
+        self.built = 0  # documents recorded since start, for /metrics and progress displays
+
+    # -- lifecycle ------------------------------------------------------------------------
+
+    def start(self) -> None:
+        """Build pending formats in the background until :meth:`close`."""
+        self._thread = threading.Thread(target=self._run, name="docshelf-build", daemon=True)
+        self._thread.start()
+
+    def wake(self) -> None:
+        """New pending documents were catalogued."""
+        self._wake.set()
+
+    def close(self) -> None:
+        self._closing.set()
+        self._wake.set()
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+            self._thread = None
+
+    def _run(self) -> None:
+        while not self._closing.is_set():
+            self._wake.clear()
+            try:
+                self._fill()
+            except Exception:  # a database hiccup must not end background building
+                log.exception("could not queue pending documents")
+            self._wake.wait(timeout=5)
+
+    # -- queries --------------------------------------------------------------------------
+
+    def backlog(self) -> int:
+        """Documents whose formats are still to be built."""
+        with self.database.session() as session:
+            query = select(func.count(Document.id)).where(Document.state == DocumentState.PENDING)
+            return session.scalar(query) or 0
+
+    def failures(self, uris: Collection[str]) -> list[tuple[str, str, str]]:
+        """(path, reason, message) of those of ``uris`` whose conversion failed."""
+        found: list[tuple[str, str, str]] = []
+        ordered = sorted(uris)
+        with self.database.session() as session:
+            for start in range(0, len(ordered), 500):
+                query = select(Document.path, Document.error_reason, Document.error_message).where(
+                    Document.uri.in_(ordered[start : start + 500]),
+                    Document.state == DocumentState.FAILED,
+                )
+                found.extend(
+                    (path, reason or "error", message or "")
+                    for path, reason, message in session.execute(query)
+                )
+        return sorted(found)
+
+    def forget(self, document_id: int) -> bool:
+        """Drop a document's stored formats and queue it for a full rebuild (admin API)."""
+        with self.database.session() as session:
+            doc = session.get(Document, document_id)
+            if doc is None:
+                return False
+            keys = [r.store_key for r in doc.representations]
+            doc.representations = []
+            doc.converter = None
+            if doc.state != DocumentState.ORIGINAL_ONLY:
+                doc.state = DocumentState.PENDING
+        release_unreferenced(self.database, self.store, keys)
+        self.wake()
+        return True
+
+    # -- the queue ------------------------------------------------------------------------
+
+    def _fill(self) -> int:
+        """Queue pending documents, smallest first, keeping about two per worker in flight."""
+        with self._fill_lock:
+            with self._lock:
+                room = self.pool.workers * 2 - len(self._inflight)
+                busy = list(self._inflight)
+            if room <= 0 or self._closing.is_set():
+                return 0
+            query = (
+                select(Document)
+                .options(selectinload(Document.representations))
+                .where(
+                    Document.state == DocumentState.PENDING,
+                    Document.shelf.in_(list(self.shelves)),
+                    Document.id.not_in(busy),
+                )
+                .order_by(Document.size, Document.id)
+                .limit(room)
+            )
+            with self.database.session() as session:
+                tasks = [self._task(doc, self.background_formats) for doc in session.scalars(query)]
+            for task in tasks:
+                self._submit(task)
+            return len(tasks)
+
+    def drain(self, progress: Progress | None = None) -> None:
+        """Build everything pending now, and return when nothing is (``docshelf index``)."""
+        total = self.backlog()
+        while not self._closing.is_set():
+            self._fill()
+            with self._lock:
+                inflight = [q.done for q in self._inflight.values()]
+            if not inflight:
+                if self._fill() == 0:
+                    return
+                continue
+            wait(inflight, timeout=1, return_when=FIRST_COMPLETED)
+            if progress is not None:
+                remaining = self.backlog()
+                total = max(total, remaining)
+                progress(total - remaining, total)
+
+    def ensure(
+        self,
+        document_id: int,
+        formats: Collection[str],
+        *,
+        rebuild: Collection[str] = (),
+        timeout: float | None = None,
+    ) -> None:
+        """Build a document's ``formats`` now, ahead of the queue, and wait for them.
+
+        ``rebuild``: formats whose stored file went missing, made again even
+        though the index lists them. Returns once the outcome is recorded (or
+        the document turns out to be failed, gone, or have nothing to build).
+        """
+        with self._lock:
+            current = self._inflight.get(document_id)
+        if current is not None:
+            current.done.result(timeout=timeout)
+        with self.database.session() as session:
+            doc = session.get(
+                Document, document_id, options=[selectinload(Document.representations)]
+            )
+            if doc is None or doc.shelf not in self.shelves:
+                return
+            stored = {r.mime_type for r in doc.representations} - set(rebuild)
+            if doc.state == DocumentState.PENDING:
+                wanted = (
+                    None
+                    if self.background_formats is None
+                    else (tuple(dict.fromkeys([*self.background_formats, *formats])))
+                )
+                task = self._task(doc, wanted)
+            elif (
+                doc.state == DocumentState.READY
+                and not doc.error_reason
+                and (set(formats) - stored)
+            ):
+                task = self._task(doc, tuple(dict.fromkeys([*stored, *formats])), stored)
+            else:
+                return
+        self._submit(task, URGENT).result(timeout=timeout)
+
+    def _task(
+        self,
+        doc: Document,
+        formats: tuple[str, ...] | None,
+        stored: Iterable[str] | None = None,
+    ) -> ConversionTask:
+        shelf = self.shelves[doc.shelf]
+        return ConversionTask(
+            document_id=doc.id,
+            shelf=shelf.name,
+            root=str(shelf.root),
+            path=doc.path,
+            formats=formats,
+            max_bytes=self.max_convert_bytes,
+            seen_size=doc.size,
+            seen_mtime_ns=doc.mtime_ns,
+            known_sha256=doc.sha256,
+            known_converter=doc.converter,
+            stored=frozenset(
+                stored if stored is not None else (r.mime_type for r in doc.representations)
+            ),
+        )
+
+    def _submit(self, task: ConversionTask, priority: int | None = None) -> Future[None]:
+        queued = _Queued(task, Future())
+        with self._lock:
+            self._inflight[task.document_id] = queued
+        outcome = (
+            self.pool.submit(task)
+            if priority is None
+            else self.pool.submit(task, priority=priority)
+        )
+        outcome.add_done_callback(lambda future: self._finish(queued, future))
+        return queued.done
+
+    def _finish(self, queued: _Queued, future: Future[ConversionOutcome]) -> None:
+        try:
+            self._record(queued.task, future.result())
+        except PoolClosed:
+            pass  # shutting down: the document stays pending and is built next time
+        except Exception:
+            log.exception("recording the conversion of %s failed", queued.task.path)
+        finally:
+            with self._lock:
+                if self._inflight.get(queued.task.document_id) is queued:
+                    del self._inflight[queued.task.document_id]
+            queued.done.set_result(None)
+            self._wake.set()
+
+    # -- recording ------------------------------------------------------------------------
+
+    def _record(self, task: ConversionTask, outcome: ConversionOutcome) -> None:
+        fresh = [v.store_key for v in outcome.variants]
+        with self.database.session() as session:
+            doc = session.get(
+                Document, task.document_id, options=[selectinload(Document.representations)]
+            )
+            if doc is None or (doc.size, doc.mtime_ns) != (task.seen_size, task.seen_mtime_ns):
+                # Removed, or changed again since it was queued: the newer version is queued.
+                uri, stale = None, fresh
+            else:
+                uri, stale = doc.uri, _apply(session, doc, task, outcome)
+        # The store follows the transaction: keys are released only after the commit.
+        release_unreferenced(self.database, self.store, stale)
+        if uri is not None:
+            self.built += 1
+            if outcome.error_reason:
+                log.warning("%s: %s (%s)", uri, outcome.error_message, outcome.error_reason)
+                if self.on_failure is not None:
+                    self.on_failure(outcome.error_reason)
+            if self.bus is not None:
+                self.bus.publish(ChangeSet(changed=frozenset({uri})))
+
+
+def _apply(
+    session: Session, doc: Document, task: ConversionTask, outcome: ConversionOutcome
+) -> list[str]:
+    """Write one outcome onto its document; returns the store keys it no longer uses."""
+    old = {r.mime_type: r for r in doc.representations}
+    doc.indexed_at = datetime.now(UTC)
+    if outcome.missing:
+        doc.state = DocumentState.FAILED
+        doc.error_reason = "unreadable"
+        doc.error_message = outcome.error_message or "the file is gone"
+        doc.representations = []
+        return [r.store_key for r in old.values()]
+    if outcome.sha256 is not None:
+        doc.size, doc.mtime_ns, doc.sha256 = outcome.size, outcome.mtime_ns, outcome.sha256
+        doc.modified_at = datetime.fromtimestamp(outcome.mtime_ns / 1e9, UTC)
+    if outcome.mime_type is not None:
+        doc.mime_type = outcome.mime_type
+    same_content = outcome.sha256 == task.known_sha256 and outcome.converter == doc.converter
+    if outcome.error_reason:
+        if same_content and doc.state == DocumentState.READY:
+            # Only the formats asked for now failed (say, a lazy PDF): keep the others.
+            doc.error_reason, doc.error_message = outcome.error_reason, outcome.error_message
+            return []
+        doc.state = DocumentState.FAILED
+        doc.error_reason, doc.error_message = outcome.error_reason, outcome.error_message
+        doc.converter = outcome.converter
+        doc.representations = []
+        return [r.store_key for r in old.values()]
+    doc.converter = outcome.converter
+    doc.error_reason = doc.error_message = None
+    if outcome.converter is None:
+        doc.state = DocumentState.ORIGINAL_ONLY
+        doc.representations = []
+        return [r.store_key for r in old.values()]
+    doc.state = DocumentState.READY
+    stale: list[str] = []
+    if outcome.facts is None:  # same bytes, same converter: add what was missing
+        made = {v.mime_type for v in outcome.variants}
+        keep = [r for r in doc.representations if r.mime_type not in made]
+        stale = [old[v.mime_type].store_key for v in outcome.variants if v.mime_type in old]
+    else:
+        facts = outcome.facts
+        doc.title = (facts.title or "").strip() or doc.name
+        doc.page_count = facts.page_count
+        doc.description = (facts.description or "").strip() or fallback_description(
+            doc.mime_type, facts.page_count
+        )
+        doc.language = facts.language
+        doc.facts = {
+            "metadata": dict(facts.metadata),
+            "outline": [
+                {"title": e.title, "level": e.level, "page": e.page} for e in facts.outline
+            ],
+        }
+        keep = []
+        stale = [r.store_key for r in old.values()]
+    name, _, version = (outcome.converter or "").partition(":")
+    doc.representations = keep
+    session.flush()  # delete replaced rows before inserting their successors
+    doc.representations = [
+        *keep,
+        *(
+            Representation(
+                mime_type=v.mime_type,
+                size=v.size,
+                sha256=v.sha256,
+                store_key=v.store_key,
+                converter=name,
+                converter_version=version,
+            )
+            for v in outcome.variants
+        ),
+    ]
+    return stale

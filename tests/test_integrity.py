@@ -1,0 +1,285 @@
+"""Nothing lost, nothing leaked: the store follows the index, reads stay on the shelf.
+
+Each test reproduces a defect found by attacking docshelf as an outsider would
+(issue "Nothing lost, nothing leaked, never wedged"), on real files, real SQLite
+and real processes.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from app.runtime import Runtime
+from app.settings import Settings
+from storage.conversion import ConversionTask, convert_file
+from storage.store import RepresentationStore
+from tests.support.schema import validate
+from tests.support.servers import LEGACY, RawClient, child_env, docshelf_command, serve
+
+SECRET = "root:x:0:0:SECRET-OUTSIDE-THE-SHELF"
+
+
+def _index(*args: str) -> None:
+    done = subprocess.run(
+        docshelf_command(*args), env=child_env(), capture_output=True, text=True, timeout=300
+    )
+    assert done.returncode == 0, done.stderr
+
+
+def _stored_files(data: Path) -> set[Path]:
+    return {p for p in (data / "representations").rglob("*") if p.is_file()}
+
+
+def _runtime(shelf: Path, data: Path, **settings: object) -> Runtime:
+    runtime = Runtime(Settings(shelves=[str(shelf)], data_dir=data, workers=1, **settings))
+    runtime.open()
+    return runtime
+
+
+def _every_stored_variant_exists(shelf: Path, data: Path) -> int:
+    runtime = _runtime(shelf, data)
+    try:
+        records, _ = runtime.catalog.page(None, 1000)
+        keys = [v.store_key for r in records for v in r.derived if v.store_key]
+        missing = [k for k in keys if not (runtime.store.root / k).is_file()]
+        assert not missing, f"{len(missing)} of {len(keys)} stored variants are gone: {missing}"
+        return len(keys)
+    finally:
+        runtime.close()
+
+
+# -- 1. a forced reindex keeps the formats it writes -----------------------------------------
+
+
+def test_forced_index_and_reindex_keep_every_stored_format(
+    sample_shelf: Path, tmp_path: Path
+) -> None:
+    """Issue 16.1: `index --force` used to delete the store files it had just rewritten."""
+    data = tmp_path / "data"
+    _index("index", "--root", str(sample_shelf), "--data-dir", str(data))
+    before = _stored_files(data)
+    assert _every_stored_variant_exists(sample_shelf, data) == len(before) > 0
+    _index("index", "--root", str(sample_shelf), "--data-dir", str(data), "--force")
+    assert _stored_files(data) == before
+    _every_stored_variant_exists(sample_shelf, data)
+    _index("reindex", "--root", str(sample_shelf), "--data-dir", str(data), "--force")
+    assert _stored_files(data) == before
+    _every_stored_variant_exists(sample_shelf, data)
+
+
+def test_a_forced_reindex_over_the_admin_api_keeps_every_format_readable(
+    sample_shelf: Path, tmp_path: Path
+) -> None:
+    token = "integrity-token"
+    with serve(
+        sample_shelf, tmp_path / "data", env=child_env(DOCSHELF_ADMIN_TOKEN=token)
+    ) as server:
+        client = RawClient(server.url)
+        headers = {"Authorization": f"Bearer {token}"}
+        job = client.http.post(
+            f"{server.base}/admin/reindex", json={"force": True}, headers=headers
+        )
+        assert job.status_code == 202, job.text
+        job_url = f"{server.base}/admin/jobs/{job.json()['job_id']}"
+        deadline = time.monotonic() + 120
+        while client.http.get(job_url, headers=headers).json()["state"] != "succeeded":
+            assert time.monotonic() < deadline, "the forced reindex did not finish"
+            time.sleep(0.2)
+        session = client.initialize()
+        for path in ("notes.txt", "guides/field-guide.md", "papers/pdflatex-4-pages.pdf"):
+            uri = f"docshelf://shelf/{path}"
+            answer = client.legacy(session, "resources/read", {"uri": uri}).json()
+            assert "result" in answer, answer
+            validate(LEGACY, "ReadResourceResult", answer["result"])
+            assert len(answer["result"]["contents"]) >= 4, [
+                c["mimeType"] for c in answer["result"]["contents"]
+            ]
+        client.close()
+
+
+# -- 2. a stored format missing on disk is rebuilt, never "not found" ------------------------
+
+
+def test_a_stored_format_lost_from_disk_is_rebuilt_on_read(
+    sample_shelf: Path, tmp_path: Path
+) -> None:
+    """Issue 16.2: the document exists, so a missing stored file is our fault to repair."""
+    data = tmp_path / "data"
+    _index("index", "--root", str(sample_shelf), "--data-dir", str(data))
+    for stored in _stored_files(data):
+        stored.unlink()
+    with serve(sample_shelf, data) as server:
+        client = RawClient(server.url)
+        session = client.initialize()
+        answer = client.legacy(
+            session, "resources/read", {"uri": "docshelf://shelf/guides/field-guide.md"}
+        ).json()
+        assert "result" in answer, answer
+        validate(LEGACY, "ReadResourceResult", answer["result"])
+        types = [c["mimeType"] for c in answer["result"]["contents"]]
+        assert types[:4] == ["text/markdown", "text/plain", "application/json", "application/pdf"]
+        assert "stored text/plain of docshelf://shelf/guides/field-guide.md is missing" in (
+            server.log()
+        )
+        client.close()
+
+
+def test_reads_during_reindexing_see_old_or_new_formats_never_neither(
+    tmp_path: Path,
+) -> None:
+    """Issue 16.2: a reader holding a row the indexer just replaced got "Resource not found"."""
+    shelf = tmp_path / "shelf"
+    shelf.mkdir()
+    target = shelf / "churn.md"
+    target.write_text("# Version 0\n\nbody\n")
+    (shelf / "still.md").write_text("# Still\n")
+    with serve(shelf, tmp_path / "data", env=child_env(DOCSHELF_WATCH_DEBOUNCE_MS="20")) as server:
+        stop = threading.Event()
+
+        def churn() -> None:
+            version = 0
+            while not stop.is_set():
+                version += 1
+                target.write_text(f"# Version {version}\n\n" + "body line\n" * version)
+                time.sleep(0.03)
+
+        writer = threading.Thread(target=churn)
+        writer.start()
+        client = RawClient(server.url)
+        session = client.initialize()
+        failures = []
+        try:
+            deadline = time.monotonic() + 10
+            reads = 0
+            while time.monotonic() < deadline and reads < 150:
+                answer = client.legacy(
+                    session, "resources/read", {"uri": "docshelf://shelf/churn.md"}
+                ).json()
+                reads += 1
+                if "error" in answer:
+                    failures.append(answer["error"])
+        finally:
+            stop.set()
+            writer.join()
+            client.close()
+        assert not failures, failures[:3]
+
+
+# -- 3. a symlink swapped in can never carry a file from outside into a format ---------------
+
+
+@pytest.fixture
+def outside_secret(tmp_path: Path) -> Path:
+    secret = tmp_path / "outside" / "passwd"
+    secret.parent.mkdir()
+    secret.write_text(SECRET + "\n")
+    return secret
+
+
+def test_the_conversion_worker_refuses_a_path_that_became_a_symlink_out(
+    tmp_path: Path, outside_secret: Path
+) -> None:
+    """Issue 16.3: the worker reopened by path and followed a symlink swapped in meanwhile."""
+    shelf = tmp_path / "shelf"
+    shelf.mkdir()
+    (shelf / "doc.md").symlink_to(outside_secret)
+    store = RepresentationStore(tmp_path / "store")
+    task = ConversionTask(1, "shelf", str(shelf), "doc.md", None, 10_000_000)
+    outcome = convert_file(task, store)
+    assert outcome.missing and outcome.variants == ()
+    assert "outside shelf" in (outcome.error_message or "")
+    assert not any(p.is_file() for p in store.root.rglob("*"))
+
+
+def test_a_symlink_into_a_directory_outside_is_refused_at_every_component(
+    tmp_path: Path, outside_secret: Path
+) -> None:
+    shelf = tmp_path / "shelf"
+    shelf.mkdir()
+    (shelf / "folder").symlink_to(outside_secret.parent)
+    task = ConversionTask(1, "shelf", str(shelf), "folder/passwd", None, 10_000_000)
+    outcome = convert_file(task, RepresentationStore(tmp_path / "store"))
+    assert outcome.missing and outcome.variants == ()
+
+
+def test_a_symlink_inside_the_shelf_is_still_served(tmp_path: Path) -> None:
+    shelf = tmp_path / "shelf"
+    (shelf / "real").mkdir(parents=True)
+    (shelf / "real" / "doc.md").write_text("# Inside\n")
+    (shelf / "alias.md").symlink_to(shelf / "real" / "doc.md")
+    task = ConversionTask(1, "shelf", str(shelf), "alias.md", None, 10_000_000)
+    outcome = convert_file(task, RepresentationStore(tmp_path / "store"))
+    assert not outcome.missing and outcome.error_reason is None and outcome.variants
+
+
+def test_swapping_a_shelf_file_for_a_symlink_out_never_leaks_it(
+    tmp_path: Path, outside_secret: Path
+) -> None:
+    """Swap a file and a symlink to a secret outside while the indexer works, many times."""
+    shelf = tmp_path / "shelf"
+    shelf.mkdir()
+    target = shelf / "swap.md"
+    target.write_text("# Harmless\n")
+    runtime = _runtime(shelf, tmp_path / "data")
+    stop = threading.Event()
+
+    def swap() -> None:
+        flip = 0
+        while not stop.is_set():
+            flip += 1
+            staging = shelf / f".staging-{flip}"
+            if flip % 2:
+                staging.symlink_to(outside_secret)
+            else:
+                staging.write_text(f"# Harmless {flip}\n")
+            os.replace(staging, target)
+
+    swapper = threading.Thread(target=swap)
+    swapper.start()
+    try:
+        for _ in range(40):
+            runtime.indexer.refresh("shelf", ["swap.md"], wait=True)
+    finally:
+        stop.set()
+        swapper.join()
+        runtime.close()
+    leaked = [
+        p
+        for p in (tmp_path / "data" / "representations").rglob("*")
+        if p.is_file() and SECRET.encode() in p.read_bytes()
+    ]
+    assert not leaked
+
+
+@pytest.fixture
+def symlinked_server(tmp_path: Path, outside_secret: Path) -> Iterator[RawClient]:
+    shelf = tmp_path / "shelf"
+    shelf.mkdir()
+    (shelf / "fine.md").write_text("# Fine\n")
+    with serve(shelf, tmp_path / "data") as server:
+        client = RawClient(server.url)
+        yield client
+        client.close()
+        (shelf / "fine.md").unlink()
+
+
+def test_reading_a_file_swapped_for_a_symlink_out_is_not_found(
+    tmp_path: Path, outside_secret: Path, symlinked_server: RawClient
+) -> None:
+    client = symlinked_server
+    session = client.initialize()
+    fine = tmp_path / "shelf" / "fine.md"
+    fine.unlink()
+    fine.symlink_to(outside_secret)
+    answer = client.legacy(session, "resources/read", {"uri": "docshelf://shelf/fine.md"}).json()
+    assert answer["error"]["code"] == -32002, answer
+    assert SECRET not in str(answer)
+    # And the server goes on serving.
+    assert "result" in client.legacy(session, "resources/list").json()
