@@ -9,12 +9,27 @@ text file's kind wrong, and each way a file's name lies about binary content.
 
 from __future__ import annotations
 
+import hashlib
+import json
 from pathlib import Path
 
 import magic
 import pytest
 
-from converters.detect import HEAD_BYTES, detect_mime
+from converters.csv_ import CSV_EXTENSIONS
+from converters.detect import (
+    DETECTION_VERSION,
+    EXTENSION_TYPES,
+    HEAD_BYTES,
+    TEXT_SIGNATURE_TYPES,
+    detect_mime,
+    is_textual,
+)
+from converters.html import HTML_EXTENSIONS
+from converters.json_ import JSON_EXTENSIONS
+from converters.markdown import MARKDOWN_EXTENSIONS
+from converters.registry import find_converter
+from converters.text import TEXT_EXTENSIONS
 from tests.support.paths import SPEC
 
 DATA = Path(__file__).parent / "data" / "detect"
@@ -40,6 +55,7 @@ CASES = [
     ("notes.txt", "application/javascript", "text/plain"),
     # Bytes with no signature libmagic knows: the name is all there is to go on.
     ("utf16-no-bom.txt", "application/octet-stream", "text/plain"),
+    ("damaged.pdf", "application/octet-stream", "application/pdf"),
     # A format's signature wins over a name that lies, in both directions.
     ("really-a-pdf.md", "application/pdf", "application/pdf"),
     ("really-postscript.md", "application/postscript", "application/postscript"),
@@ -55,27 +71,6 @@ CASES = [
 ]
 
 
-# Rows the detection rule before issue item 7 gets wrong (removed with the fix).
-_BEFORE_THE_FIX = pytest.mark.xfail(strict=True, reason="issue item 7: libmagic's guess wins")
-_FAILING_BEFORE_THE_FIX = {
-    "markdown-front-matter.md",
-    "markdown-code-first.md",
-    "page.mdx",
-    "script-first.html",
-    "inkscape.svg",
-    "tool.py",
-    "widget.js",
-    "widget.ts",
-    "notes.txt",
-    "really-rtf.txt",
-    "stream.ts",
-}
-DETECTION_CASES = [
-    pytest.param(*case, marks=_BEFORE_THE_FIX) if case[0] in _FAILING_BEFORE_THE_FIX else case
-    for case in CASES
-]
-
-
 def head_of(name: str) -> bytes:
     """What the indexer hands to detection: the first :data:`HEAD_BYTES` of the file."""
     return (DATA / name).read_bytes()[:HEAD_BYTES]
@@ -85,7 +80,7 @@ def libmagic_alone(head: bytes) -> str:
     return magic.from_buffer(head, mime=True) if head else "application/x-empty"
 
 
-@pytest.mark.parametrize(("name", "libmagic_says", "expected"), DETECTION_CASES)
+@pytest.mark.parametrize(("name", "libmagic_says", "expected"), CASES)
 def test_type_is_decided_by_content_and_extension_together(
     name: str, libmagic_says: str, expected: str
 ) -> None:
@@ -104,13 +99,48 @@ def test_each_file_still_shows_libmagic_what_it_was_chosen_for(
     assert libmagic_alone(head_of(name)) == libmagic_says, f"libmagic {magic.version()}"
 
 
-@_BEFORE_THE_FIX
 @pytest.mark.parametrize("name", ["README.MD", "Notes.Markdown", "PAGE.MDX"])
 def test_extensions_are_matched_without_regard_to_case(name: str) -> None:
     assert detect_mime(head_of("markdown-front-matter.md"), name) == "text/markdown"
 
 
-@_BEFORE_THE_FIX
+def test_an_empty_file_without_a_known_extension_is_plain_text() -> None:
+    assert detect_mime(b"", "NOTES") == "text/plain"
+
+
+def test_every_type_the_table_names_is_textual() -> None:
+    assert [mime for mime in EXTENSION_TYPES.values() if not is_textual(mime)] == []
+
+
+def test_every_extension_a_converter_claims_is_in_the_table() -> None:
+    """Detection and the converters agree on which extensions name a text format."""
+    claimed = (
+        MARKDOWN_EXTENSIONS | CSV_EXTENSIONS | HTML_EXTENSIONS | JSON_EXTENSIONS | TEXT_EXTENSIONS
+    )
+    assert sorted(claimed - EXTENSION_TYPES.keys()) == []
+
+
+@pytest.mark.parametrize(("extension", "mime_type"), sorted(EXTENSION_TYPES.items()))
+def test_the_detected_type_alone_picks_the_converter(extension: str, mime_type: str) -> None:
+    """What a listing says a file is and what converts it never disagree."""
+    assert find_converter(mime_type, "file") is find_converter(mime_type, f"file{extension}")
+
+
+#: The fingerprint of the extension table each DETECTION_VERSION shipped with.
+#: A row never changes: a table that detects files differently is a new version.
+TABLE_FINGERPRINTS = {2: "8265cfd34f7e246b"}
+
+
+def test_a_changed_table_comes_with_a_new_detection_version() -> None:
+    """The indexer re-detects unchanged files only when DETECTION_VERSION moves."""
+    table = json.dumps([sorted(EXTENSION_TYPES.items()), sorted(TEXT_SIGNATURE_TYPES)])
+    fingerprint = hashlib.sha256(table.encode()).hexdigest()[:16]
+    assert TABLE_FINGERPRINTS.get(DETECTION_VERSION) == fingerprint, (
+        "the detection table changed: bump DETECTION_VERSION and add its fingerprint "
+        f"{fingerprint} here"
+    )
+
+
 def test_every_spec_page_gets_the_type_its_extension_names() -> None:
     """Real documentation nobody here wrote: the MCP specification pages.
 
