@@ -1,8 +1,32 @@
-"""MIME type detection from a file's first bytes and its name.
+"""MIME type detection from a file's first bytes and its name, together.
 
-libmagic is right about binary formats but calls Markdown and CSV (and often
-JSON or HTML fragments) ``text/plain``; for text it reports, the file extension
-breaks the tie (DESIGN §4).
+libmagic is right about formats it knows by a signature (PDF, ZIP and DOCX,
+PNG, ...) and unreliable about which kind of *text* a text file is: for text it
+guesses from what the head contains, and documentation trips those guesses all
+the time. An ``import { X } from "..."`` line in a code sample makes a Markdown
+page ``application/javascript``, ``fn main() {`` makes it ``text/x-c``, a
+comment before ``<svg>`` makes a drawing ``text/html``. The extension is what
+the author said the file is. So the two decide together, in this order:
+
+1. An empty file has no content to go by: its extension's type (the table's,
+   else the system's), else ``text/plain``.
+2. A format signature wins over the name: libmagic named a non-text format and
+   found the bytes binary, or named one of :data:`TEXT_SIGNATURE_TYPES`. A ``.md`` that is
+   really a PDF is a PDF; a ``.ts`` that is an MPEG transport stream is video.
+3. Otherwise the content is text (libmagic found a text encoding), or bytes that
+   match no signature, and an extension in :data:`EXTENSION_TYPES` decides:
+   a ``.md`` is Markdown whatever code it quotes. A ``.json`` is JSON whether or
+   not its head parses: detection sees only the head, and a broken JSON file is
+   the JSON converter's to report (``corrupt``), not detection's to relabel.
+4. An extension the table does not know: text keeps libmagic's name (a ``.pdf``
+   that is really text is ``text/plain``); unrecognised bytes take the system's
+   guess from the name (a truncated ``.png`` is still ``image/png``), else
+   ``application/octet-stream``. The system's table is not asked about text: it
+   varies by machine and maps ``.ts`` to video.
+
+:data:`EXTENSION_TYPES` is the one place an extension names a type; every type
+in it is textual (:func:`is_textual`). Changing what an unchanged file is
+detected as means bumping :data:`DETECTION_VERSION`.
 """
 
 from __future__ import annotations
@@ -13,65 +37,135 @@ from pathlib import PurePosixPath
 
 import magic
 
+from converters.base import TEXT_PLAIN
+
 HEAD_BYTES = 8192
 
-# Extensions that decide the type of a file libmagic only knows as generic text.
-TEXT_EXTENSIONS: dict[str, str] = {
+#: The version of the rule above and of :data:`EXTENSION_TYPES`. Bump it whenever
+#: a change makes an unchanged file detect as another type: the index records
+#: the type a file was given, and only a new version tells the indexer that
+#: files it skips as unchanged (same size and mtime) must be detected again.
+#: Version 1 let libmagic's guess win for text outside ``text/*``.
+DETECTION_VERSION = 2
+
+OCTET_STREAM = "application/octet-stream"
+
+#: The textual families, by the extension that names them (lowercase, with the dot).
+EXTENSION_TYPES: dict[str, str] = {
+    # Markdown; MDX is Markdown with JSX in it, which the Markdown converter unwraps.
     ".md": "text/markdown",
     ".markdown": "text/markdown",
+    ".mdown": "text/markdown",
+    ".mkd": "text/markdown",
+    ".mkdn": "text/markdown",
     ".mdx": "text/markdown",
-    ".json": "application/json",
+    # Tables.
     ".csv": "text/csv",
     ".tsv": "text/tab-separated-values",
-    ".html": "text/html",
-    ".htm": "text/html",
-    ".txt": "text/plain",
-    ".rst": "text/x-rst",
+    ".tab": "text/tab-separated-values",
+    # Data.
+    ".json": "application/json",
     ".xml": "application/xml",
     ".yaml": "application/yaml",
     ".yml": "application/yaml",
+    ".toml": "application/toml",
+    # Web pages and drawings.
+    ".html": "text/html",
+    ".htm": "text/html",
+    ".xhtml": "application/xhtml+xml",
+    ".svg": "image/svg+xml",
+    ".css": "text/css",
+    # Source code (text/javascript per RFC 9239; the rest have no registered type).
+    ".py": "text/x-python",
+    ".js": "text/javascript",
+    ".mjs": "text/javascript",
+    ".cjs": "text/javascript",
+    ".ts": "text/x-typescript",
+    ".mts": "text/x-typescript",
+    ".cts": "text/x-typescript",
+    ".sh": "text/x-shellscript",
+    ".c": "text/x-c",
+    ".h": "text/x-c",
+    # Prose.
+    ".txt": TEXT_PLAIN,
+    ".text": TEXT_PLAIN,
+    ".log": TEXT_PLAIN,
+    ".rst": "text/x-rst",
 }
-_GENERIC = {
-    "text/plain",
-    "application/octet-stream",
-    "text/x-file",
-    "application/x-empty",
-    "inode/x-empty",
-    "application/csv",
-    "text/x-Algol68",
-    "text/x-script.python",
-}
+
+#: Formats whose signature is itself text (``%PDF-``, ``%!PS``, ``{\rtf`` at the
+#: start). libmagic names them from that marker, not from a guess, but may call
+#: their bytes text (a small PDF can be all Latin-1): the signature still wins.
+TEXT_SIGNATURE_TYPES = frozenset({"application/pdf", "application/postscript", "text/rtf"})
+
+#: Textual types outside ``text/*`` and the ``+json``/``+xml`` suffixes.
+TEXTUAL_APPLICATION_TYPES = frozenset(
+    {
+        "application/json",
+        "application/xml",
+        "application/yaml",
+        "application/toml",
+        "application/javascript",
+    }
+)
+
+_EMPTY = "application/x-empty"
 
 
 @lru_cache(maxsize=1)
 def _magic() -> magic.Magic:
-    return magic.Magic(mime=True)
+    return magic.Magic(mime=True, mime_encoding=True)
+
+
+def _libmagic_type(head: bytes) -> tuple[str, str]:
+    """libmagic's (MIME type, charset) for ``head``; the charset is ``"binary"`` for non-text."""
+    if not head:
+        return _EMPTY, "binary"
+    answer = _magic().from_buffer(head[:HEAD_BYTES])
+    mime_type, _, parameters = answer.partition(";")
+    charset = parameters.strip().lower().removeprefix("charset=")
+    return mime_type.strip().lower(), charset
+
+
+def _extension_type(filename: str) -> str | None:
+    """The type :data:`EXTENSION_TYPES` gives ``filename``'s extension, if any."""
+    extension = PurePosixPath(filename.replace("\\", "/")).suffix.lower()
+    return EXTENSION_TYPES.get(extension)
+
+
+def _has_signature(mime_type: str, charset: str) -> bool:
+    """Whether libmagic recognised a format by its signature, rather than guessed at text."""
+    if mime_type in TEXT_SIGNATURE_TYPES:
+        return True
+    if charset != "binary" or mime_type in (OCTET_STREAM, _EMPTY):
+        return False
+    return not is_textual(mime_type)
 
 
 def detect_mime(head: bytes, filename: str) -> str:
-    """The MIME type of a file whose first bytes are ``head``."""
-    extension = PurePosixPath(filename).suffix.lower()
-    detected = _magic().from_buffer(head[:HEAD_BYTES]) if head else "application/x-empty"
-    if detected.startswith("text/") or detected in _GENERIC or detected == "application/json":
-        by_extension = TEXT_EXTENSIONS.get(extension)
-        if by_extension:
-            return by_extension
-        if detected in _GENERIC and detected != "text/plain":
-            guessed, _ = mimetypes.guess_type(filename, strict=False)
-            return guessed or ("text/plain" if detected == "application/x-empty" else detected)
+    """The MIME type of ``filename``, whose first bytes are ``head`` (rule: module docstring)."""
+    detected, charset = _libmagic_type(head)
+    if detected == _EMPTY:
+        return _extension_type(filename) or _system_type(filename) or TEXT_PLAIN
+    if _has_signature(detected, charset):
+        return detected
+    by_extension = _extension_type(filename)
+    if by_extension:
+        return by_extension
+    if detected == OCTET_STREAM:
+        return _system_type(filename) or OCTET_STREAM
     return detected
+
+
+def _system_type(filename: str) -> str | None:
+    guessed, _ = mimetypes.guess_type(filename, strict=False)
+    return guessed
 
 
 def is_textual(mime_type: str) -> bool:
     """Whether content of this type is sent as ``text`` rather than a base64 ``blob``."""
     return (
         mime_type.startswith("text/")
-        or mime_type
-        in {
-            "application/json",
-            "application/xml",
-            "application/yaml",
-            "application/javascript",
-        }
+        or mime_type in TEXTUAL_APPLICATION_TYPES
         or mime_type.endswith(("+json", "+xml"))
     )
