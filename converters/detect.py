@@ -142,14 +142,33 @@ def _has_signature(mime_type: str, charset: str) -> bool:
     return not is_textual(mime_type)
 
 
+def _plainly_text(head: bytes) -> bool:
+    """UTF-8 text with no format signature in it: libmagic could only guess at its kind.
+
+    libmagic spends 0.5-1.3 ms guessing what kind of text a head is, and for a
+    file with a known extension the guess is thrown away (rule 3) unless it
+    found a signature, which UTF-8 text without these markers cannot carry.
+    Skipping it keeps the catalog pass at thousands of files a second.
+    """
+    if b"\x00" in head or head.startswith((b"%!PS", b"{\\rtf")) or b"%PDF-" in head[:1024]:
+        return False
+    try:
+        head.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return exc.start >= len(head) - 3 and exc.reason == "unexpected end of data"
+    return True
+
+
 def detect_mime(head: bytes, filename: str) -> str:
     """The MIME type of ``filename``, whose first bytes are ``head`` (rule: module docstring)."""
+    by_extension = _extension_type(filename)
+    if by_extension and head and _plainly_text(head):
+        return by_extension
     detected, charset = _libmagic_type(head)
     if detected == _EMPTY:
         return _extension_type(filename) or _system_type(filename) or TEXT_PLAIN
     if _has_signature(detected, charset):
         return detected
-    by_extension = _extension_type(filename)
     if by_extension:
         return by_extension
     if detected == OCTET_STREAM:

@@ -26,7 +26,7 @@ from pathlib import PurePosixPath
 
 from sqlalchemy import delete, insert, select, update
 
-from converters.detect import HEAD_BYTES, detect_mime
+from converters.detect import DETECTION_VERSION, HEAD_BYTES, detect_mime
 from converters.peek import cheap_title
 from storage.builder import FormatBuilder, Progress, fallback_description
 from storage.conversion import converter_identity
@@ -93,6 +93,7 @@ class _Known:
     size: int
     mtime_ns: int
     mime_type: str
+    detection: int | None
     converter: str | None
     state: str
     error_reason: str | None
@@ -203,6 +204,7 @@ class Indexer:
             Document.size,
             Document.mtime_ns,
             Document.mime_type,
+            Document.detection,
             Document.converter,
             Document.state,
             Document.error_reason,
@@ -228,7 +230,17 @@ class Indexer:
                     ),
                 ]
             for row in rows:
-                known[row[0]] = _Known(*row[1:])
+                known[row.path] = _Known(
+                    row.id,
+                    row.uri,
+                    row.size,
+                    row.mtime_ns,
+                    row.mime_type,
+                    row.detection,
+                    row.converter,
+                    row.state,
+                    row.error_reason,
+                )
         return known
 
     def _index(
@@ -300,9 +312,13 @@ class Indexer:
                     added.add(str(new_rows[-1]["uri"]))
                     report.added += 1
                 elif force or self._stale(row, path, seen):
-                    updates.append(self._recatalogue(shelf, path, row, seen, force))
-                    changed.add(row.uri)
-                    report.changed += 1
+                    values, is_change = self._recatalogue(shelf, path, row, seen, force)
+                    updates.append(values)
+                    if is_change:
+                        changed.add(row.uri)
+                        report.changed += 1
+                    else:
+                        report.unchanged += 1
                 else:
                     report.unchanged += 1
                     if row.state == DocumentState.FAILED:
@@ -313,7 +329,7 @@ class Indexer:
                 log.warning("%s/%s: %s (%s)", shelf.name, shown, refused.message, refused.reason)
         # Rows whose file no converter handles any more keep no derived formats.
         dropped = removed_ids + [
-            int(str(u["id"])) for u in updates if u["state"] == DocumentState.ORIGINAL_ONLY
+            int(str(u["id"])) for u in updates if u.get("state") == DocumentState.ORIGINAL_ONLY
         ]
         stale_keys: list[str] = []
         with self.database.session() as session:
@@ -341,6 +357,8 @@ class Indexer:
         """Whether a known file needs its formats rebuilt."""
         if (row.size, row.mtime_ns) != (seen.size, seen.mtime_ns):
             return True
+        if row.detection != DETECTION_VERSION:
+            return True  # decided by an older rule: look at its type again
         if row.state in (DocumentState.PENDING, DocumentState.ORIGINAL_ONLY) or not row.converter:
             return False  # queued already, nothing to convert, or failed before any converter ran
         # A converter upgrade (a new version) rebuilds what the old one made.
@@ -367,6 +385,7 @@ class Indexer:
         return {
             "name": name,
             "mime_type": mime_type,
+            "detection": DETECTION_VERSION,
             "title": cheap_title(head, mime_type) or name,
             "description": fallback_description(mime_type, None),
             "state": DocumentState.PENDING if has_converter else DocumentState.ORIGINAL_ONLY,
@@ -402,23 +421,29 @@ class Indexer:
 
     def _recatalogue(
         self, shelf: Shelf, path: str, row: _Known, seen: _Seen, force: bool
-    ) -> dict[str, object]:
-        """The new values of a known file that changed (or is forced): queued for rebuilding."""
-        values: dict[str, object] = {"id": row.id}
-        if (row.size, row.mtime_ns) != (seen.size, seen.mtime_ns) or force:
+    ) -> tuple[dict[str, object], bool]:
+        """A known file's new values, and whether it changed (is queued for rebuilding).
+
+        Only a new detection rule with the same verdict is no change at all.
+        """
+        values: dict[str, object] = {"id": row.id, "detection": DETECTION_VERSION}
+        moved = (row.size, row.mtime_ns) != (seen.size, seen.mtime_ns)
+        if moved or force or row.detection != DETECTION_VERSION:
             described = self._describe(shelf, path)
             values.update(
                 size=seen.size,
                 mtime_ns=seen.mtime_ns,
                 modified_at=datetime.fromtimestamp(seen.mtime_ns / 1e9, UTC),
                 mime_type=described["mime_type"],
-                state=described["state"],
             )
+            if not (moved or force or described["mime_type"] != row.mime_type):
+                return values, False
+            values["state"] = described["state"]
         else:
-            values["state"] = DocumentState.PENDING
+            values["state"] = DocumentState.PENDING  # a converter upgrade
         if force:
             values["converter"] = None  # rebuild every format, not just the missing ones
-        return values
+        return values, True
 
     def _wait_for_formats(self, report: IndexReport) -> None:
         """Build what is pending, then report the files this pass queued that failed."""

@@ -62,6 +62,7 @@ class Document(Base):
     uri: Mapped[str] = mapped_column(String(8192), unique=True)
     name: Mapped[str] = mapped_column(String(1024))
     mime_type: Mapped[str] = mapped_column(String(255))
+    detection: Mapped[int | None]  # the detection rule mime_type was decided by
     size: Mapped[int] = mapped_column(BigInteger)
     mtime_ns: Mapped[int] = mapped_column(BigInteger)
     sha256: Mapped[str | None] = mapped_column(String(64))  # None until first read

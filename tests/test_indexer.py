@@ -229,3 +229,26 @@ def test_a_path_too_long_for_a_uri_is_reported_and_the_rest_indexed(
         assert "over 2048" in report.errors[0].message
     finally:
         runtime.close()
+
+
+def test_files_detected_under_an_older_rule_are_detected_again(
+    runtime: Runtime, sample_shelf: Path
+) -> None:
+    """A new detection rule re-types unchanged files (issue 16.7: Markdown listed as JS)."""
+    from sqlalchemy import update
+
+    from storage.models import Document
+
+    runtime.index()
+    with runtime.database.session() as session:
+        session.execute(
+            update(Document)
+            .where(Document.path == "guides/field-guide.md")
+            .values(mime_type="application/javascript", detection=1)
+        )
+        session.execute(update(Document).where(Document.path == "notes.txt").values(detection=1))
+    report = runtime.index()
+    assert report.changes.changed == {"docshelf://shelf/guides/field-guide.md"}
+    assert report.unchanged == 8  # notes.txt: the new rule agrees, nothing to rebuild
+    guide = runtime.catalog.get("docshelf://shelf/guides/field-guide.md")
+    assert guide is not None and guide.mime_type == "text/markdown" and guide.state == "ready"
