@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import argparse
 import logging
+import os
+import signal
 import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
@@ -212,6 +214,18 @@ def _stdio(runtime: Runtime) -> int:
 
     from app.transports.stdio import serve_stdio
 
+    def stop(signum: int, _frame: object) -> None:
+        # stdin is read in a thread that no signal can interrupt, so a signal ends the
+        # process here: conversions in flight are abandoned and redone on the next start.
+        logging.getLogger(__name__).info("signal %d: shutting down", signum)
+        try:
+            runtime.close()
+            sys.stdout.flush()
+        finally:
+            os._exit(0)
+
+    signal.signal(signal.SIGTERM, stop)
+    signal.signal(signal.SIGINT, stop)
     runtime.open()
     runtime.start_background()
     try:

@@ -7,7 +7,9 @@ which ends every stream gracefully (subscriptions "Graceful Closure").
 
 from __future__ import annotations
 
+import contextlib
 import logging
+from collections.abc import Iterator
 from types import FrameType
 
 import uvicorn
@@ -26,6 +28,17 @@ class GracefulServer(uvicorn.Server):
     def handle_exit(self, sig: int, frame: FrameType | None) -> None:
         self.runtime.bus.close()
         super().handle_exit(sig, frame)
+
+    @contextlib.contextmanager
+    def capture_signals(self) -> Iterator[None]:
+        """As uvicorn's, but a shutdown asked for by SIGINT/SIGTERM exits with status 0.
+
+        uvicorn re-raises the signal after a graceful shutdown, so the process dies
+        of it (status -15); for a server told to stop, stopping is success.
+        """
+        with super().capture_signals():
+            yield
+            self._captured_signals.clear()
 
 
 def run_http(runtime: Runtime) -> None:
