@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
-from fastapi import FastAPI
+import anyio
+import anyio.to_thread
+from fastapi import FastAPI, Request
+from fastapi.encoders import jsonable_encoder
+from fastapi.exceptions import RequestValidationError
 from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import Route
 
@@ -39,15 +44,28 @@ def create_app(runtime: Runtime) -> FastAPI:
             runtime.close()
 
     app = FastAPI(title="docshelf", version=__version__, lifespan=lifespan)
+    app.add_exception_handler(RequestValidationError, _unprocessable)
     endpoint = StreamableHttpEndpoint(
         runtime.server, runtime.sessions, runtime.bus, keepalive_s=runtime.settings.keepalive_s
     )
     app.router.routes.append(Route("/mcp", endpoint.handle, methods=["GET", "POST", "DELETE"]))
 
     @app.get("/healthz", tags=["health"])
-    async def healthz() -> dict[str, str]:
-        """The process is up."""
-        return {"status": "ok", "version": __version__}
+    async def healthz() -> JSONResponse:
+        """200 while the process is up and its request path can make progress; 503 if wedged.
+
+        MCP handlers run on anyio's worker threads. If none can be had within a
+        couple of seconds, requests are stuck behind something (issue 16, item 8),
+        and a container orchestrator should restart the process rather than keep
+        routing to it.
+        """
+        try:
+            with anyio.fail_after(HEALTH_PROBE_S):
+                await anyio.to_thread.run_sync(_nothing)
+        except TimeoutError:
+            body = {"status": "wedged", "version": __version__, "reason": _WEDGED}
+            return JSONResponse(body, status_code=503)
+        return JSONResponse({"status": "ok", "version": __version__})
 
     @app.get("/readyz", tags=["health"])
     def readyz() -> JSONResponse:
@@ -81,3 +99,19 @@ def create_app(runtime: Runtime) -> FastAPI:
 
     app.add_middleware(OriginGuard, policy=origin_policy(runtime))
     return app
+
+
+HEALTH_PROBE_S = 2.0
+_WEDGED = f"no request thread became free within {HEALTH_PROBE_S:g} s"
+
+
+def _nothing() -> None:
+    """What /healthz runs on a request thread: only getting one matters."""
+
+
+async def _unprocessable(_request: Request, exc: Exception) -> Response:
+    """FastAPI's 422, but ASCII-escaped: a body can hold text no UTF-8 encoder takes
+    (a lone surrogate from a JSON ``\\ud800`` escape), and echoing it back must not 500."""
+    assert isinstance(exc, RequestValidationError)
+    body = json.dumps({"detail": jsonable_encoder(exc.errors())}, ensure_ascii=True)
+    return Response(body, status_code=422, media_type="application/json")

@@ -158,7 +158,7 @@ class Indexer:
             for path in paths:
                 seen = self._look(shelf, path)
                 if seen is not None:
-                    on_disk[path] = seen
+                    on_disk[path] = seen  # one bad path is just absent: never fails the rest
             if any(self._is_dir(shelf, p) for p in paths):
                 on_disk.update(
                     (p, _Seen(i.st_size, i.st_mtime_ns))
@@ -180,7 +180,7 @@ class Indexer:
     def _is_dir(shelf: Shelf, path: str) -> bool:
         try:
             return shelf.locate(path).is_dir()
-        except OSError:
+        except (OSError, ValueError):
             return False
 
     @staticmethod
@@ -190,7 +190,7 @@ class Indexer:
             return None
         try:
             info = os.stat(shelf.locate(path))
-        except OSError:
+        except (OSError, ValueError):  # gone, a loop, outside, or not encodable as a file name
             return None
         return _Seen(info.st_size, info.st_mtime_ns) if stat.S_ISREG(info.st_mode) else None
 

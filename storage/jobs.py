@@ -72,6 +72,10 @@ def normalize_path(raw: str) -> str:
     """A shelf-relative POSIX path in canonical form; ValueError says what is wrong."""
     if "\x00" in raw:
         raise ValueError(f"path {raw!r} contains a NUL character")
+    try:
+        raw.encode("utf-8")
+    except UnicodeEncodeError:
+        raise ValueError(f"path {raw!r} is not valid Unicode (a lone surrogate)") from None
     if raw.startswith("/"):
         raise ValueError(
             f"path {raw!r} is absolute: paths are relative to the shelf's root, "

@@ -327,6 +327,16 @@ def test_bad_reindex_bodies_are_422_with_a_clear_message(
     assert message in detail_error(response)
 
 
+def test_a_path_that_is_not_unicode_is_422(admin: Admin) -> None:
+    response = admin.http.post(
+        "/admin/reindex",
+        content=b'{"shelf": "shelf", "paths": ["\\ud800.md"]}',
+        headers={"Content-Type": "application/json"},
+    )
+    assert response.status_code == 422, response.text
+    assert "unable to parse raw data as a unicode string" in detail_error(response)
+
+
 def test_malformed_json_is_422(admin: Admin) -> None:
     response = admin.http.post(
         "/admin/reindex", content=b'{"shelf": ', headers={"Content-Type": "application/json"}

@@ -103,6 +103,24 @@ def test_progress_moves_and_final_counts_match_the_folder(big_shelf: Path, tmp_p
         admin.close()
 
 
+def test_one_odd_path_never_fails_a_merged_job(big_shelf: Path, tmp_path: Path) -> None:
+    """Issue 16.15: a path with a backslash or newline failed its job, and so every
+    request merged into it. Odd names are names; a path that is not there is just absent."""
+    with serve(big_shelf, tmp_path / "data", "--no-index", "--no-watch", env=admin_env()) as server:
+        admin = Admin(server.base)
+        first = admin.reindex({"shelf": "big", "force": True})
+        while admin.job(first["job_id"])["state"] == "queued":
+            time.sleep(0.01)
+        odd = admin.reindex({"shelf": "big", "paths": ["no\\such\nfile.md", "tab\there/"]})
+        real = admin.reindex({"shelf": "big", "paths": ["part-2/note-0046.md"]})
+        assert real == {**odd, "coalesced": True}
+        job = admin.wait_job(odd["job_id"])
+        assert job["state"] == "succeeded", job
+        assert job["paths"] == ["no\\such\nfile.md", "part-2/note-0046.md", "tab\there"]
+        assert job["counts"]["seen"] == 1 and job["errors"] == []
+        admin.close()
+
+
 def test_requests_coalesce_while_queued_and_never_disturb_a_running_job(
     big_shelf: Path, tmp_path: Path
 ) -> None:

@@ -182,3 +182,38 @@ def _no_watch() -> dict[str, str]:
     from tests.support.servers import child_env
 
     return child_env(DOCSHELF_WATCH="false")
+
+
+def test_healthz_says_503_when_no_request_thread_can_be_had(tmp_path: Path) -> None:
+    """Issue 16.8: with every handler thread stuck, /healthz must stop saying 200."""
+    import anyio
+    import anyio.to_thread
+
+    from app.asgi import create_app
+
+    shelf = tmp_path / "shelf"
+    shelf.mkdir()
+    runtime = Runtime(Settings(shelves=[str(shelf)], data_dir=tmp_path / "data", workers=1))
+    app = create_app(runtime)
+    release = threading.Event()
+
+    async def probe() -> tuple[int, int]:
+        limiter = anyio.to_thread.current_default_thread_limiter()
+        limiter.total_tokens = 2
+        transport = httpx.ASGITransport(app=app)
+        async with httpx.AsyncClient(transport=transport, base_url="http://localhost") as http:
+            healthy = (await http.get("/healthz")).status_code
+            async with anyio.create_task_group() as tasks:
+                for _ in range(2):  # every thread blocked, as by reads that never return
+                    tasks.start_soon(anyio.to_thread.run_sync, release.wait)
+                await anyio.sleep(0.1)
+                wedged = await http.get("/healthz")
+                release.set()
+            assert wedged.json()["status"] == "wedged"
+            return healthy, wedged.status_code
+
+    try:
+        assert anyio.run(probe) == (200, 503)
+    finally:
+        release.set()
+        runtime.close()

@@ -283,3 +283,34 @@ def test_reading_a_file_swapped_for_a_symlink_out_is_not_found(
     assert SECRET not in str(answer)
     # And the server goes on serving.
     assert "result" in client.legacy(session, "resources/list").json()
+
+
+# -- 12. one read holds a bounded amount of content ------------------------------------------
+
+
+def test_a_read_returns_only_what_fits_its_cap_and_says_what_it_left_out(tmp_path: Path) -> None:
+    """Issue 16.12: one read of a 200 MB original took the server to ~940 MB."""
+    shelf = tmp_path / "shelf"
+    shelf.mkdir()
+    links = "".join(f"[a](https://example.com/{'x' * 60}/{n}) " for n in range(40))
+    (shelf / "links.md").write_text(f"# Links\n\n{links}\n")  # 3.5 KB; its plain text is tiny
+    (shelf / "blob.bin").write_bytes(bytes(range(256)) * 16)  # 4 KB, no converter
+    env = child_env(DOCSHELF_MAX_READ_MB=str(2048 / 1_048_576))
+    with serve(shelf, tmp_path / "data", env=env) as server:
+        client = RawClient(server.url)
+        session = client.initialize()
+        answer = client.legacy(session, "resources/read", {"uri": "docshelf://shelf/links.md"})
+        result = answer.json()["result"]
+        validate(LEGACY, "ReadResourceResult", result)
+        assert [c["mimeType"] for c in result["contents"]] == ["text/plain"]
+        omitted = {o["mimeType"]: o["reason"] for o in result["_meta"]["dev.docshelf/omitted"]}
+        assert set(omitted) == {"text/markdown", "application/json", "application/pdf"}
+        assert "over its 2.0 KB cap" in omitted["text/markdown"]
+
+        refused = client.legacy(session, "resources/read", {"uri": "docshelf://shelf/blob.bin"})
+        error = refused.json()["error"]
+        assert error["code"] == -32602
+        assert "over the 2.0 KB read cap" in error["message"]
+        assert "DOCSHELF_MAX_READ_MB" in error["message"]
+        assert "result" in client.legacy(session, "resources/list").json()
+        client.close()

@@ -318,4 +318,5 @@ class ResourceService:
 
 
 def _mb(size: int) -> str:
-    return f"{size / 1_048_576:.1f} MB"
+    """A size for people: MB from a tenth of one, KB below."""
+    return f"{size / 1_048_576:.1f} MB" if size >= 104_858 else f"{size / 1024:.1f} KB"
