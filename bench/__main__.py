@@ -1,0 +1,25 @@
+"""``python -m bench NAME``: run one benchmark (``index``, ``convert``, ``live``)."""
+
+from __future__ import annotations
+
+import sys
+
+BENCHMARKS = {
+    "index": "bench.bench_index",
+    "convert": "bench.bench_convert",
+    "live": "bench.bench_live",
+}
+
+
+def main(argv: list[str]) -> int:
+    if not argv or argv[0] not in BENCHMARKS:
+        print(f"usage: python -m bench {{{','.join(BENCHMARKS)}}} [options]", file=sys.stderr)
+        return 2
+    module = __import__(BENCHMARKS[argv[0]], fromlist=["main"])
+    sys.argv = [f"python -m bench {argv[0]}", *argv[1:]]
+    result = module.main(argv[1:]) if "argv" in module.main.__code__.co_varnames else module.main()
+    return int(result or 0)
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
