@@ -20,18 +20,23 @@ dropped. Every recorded document is announced as changed on the event bus
 
 from __future__ import annotations
 
+import contextlib
 import logging
+import queue
 import threading
+import time
+from collections import deque
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
-from concurrent.futures import FIRST_COMPLETED, Future, wait
+from concurrent.futures import Future
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from sqlalchemy import func, select
-from sqlalchemy.orm import Session, selectinload
+from sqlalchemy.orm import selectinload
 
-from converters import APPLICATION_JSON, TEXT_MARKDOWN, TEXT_PLAIN
+from converters import APPLICATION_JSON, TEXT_MARKDOWN, TEXT_PLAIN, Facts
 from storage.conversion import (
+    BACKGROUND,
     URGENT,
     ConversionOutcome,
     ConversionPool,
@@ -50,6 +55,7 @@ log = logging.getLogger(__name__)
 #: What the background builds under the lazy render policy: everything but a rendered PDF.
 CHEAP_FORMATS = (TEXT_PLAIN, TEXT_MARKDOWN, APPLICATION_JSON)
 RENDER_POLICIES = ("lazy", "eager")
+CANDIDATES = 256  # pending document ids fetched at a time, smallest first
 Progress = Callable[[int, int], None]
 
 _KIND_LABELS = {
@@ -104,8 +110,13 @@ class FormatBuilder:
         self.bus = bus
         self.on_failure = on_failure  # told each recorded failure's reason (metrics)
         self._inflight: dict[int, _Queued] = {}
+        self._done: queue.SimpleQueue[tuple[_Queued, Future[ConversionOutcome]]] = (
+            queue.SimpleQueue()
+        )
+        self._candidates: deque[int] = deque()
+        self._refetch = True
         self._lock = threading.Lock()
-        self._fill_lock = threading.Lock()
+        self._step_lock = threading.RLock()
         self._wake = threading.Event()
         self._closing = threading.Event()
         self._thread: threading.Thread | None = None
@@ -119,7 +130,8 @@ class FormatBuilder:
         self._thread.start()
 
     def wake(self) -> None:
-        """New pending documents were catalogued."""
+        """New pending documents were catalogued (maybe smaller ones: look again)."""
+        self._refetch = True
         self._wake.set()
 
     def close(self) -> None:
@@ -133,9 +145,9 @@ class FormatBuilder:
         while not self._closing.is_set():
             self._wake.clear()
             try:
-                self._fill()
+                self._step()
             except Exception:  # a database hiccup must not end background building
-                log.exception("could not queue pending documents")
+                log.exception("the conversion queue could not advance")
             self._wake.wait(timeout=5)
 
     # -- queries --------------------------------------------------------------------------
@@ -179,43 +191,67 @@ class FormatBuilder:
 
     # -- the queue ------------------------------------------------------------------------
 
+    def _step(self) -> int:
+        """Record what finished (one transaction for all of it), then queue more; returns
+        how many documents were queued."""
+        with self._step_lock:
+            finished = []
+            while not self._done.empty():
+                finished.append(self._done.get_nowait())
+            if finished:
+                self._record_all(finished)
+            return self._fill()
+
     def _fill(self) -> int:
         """Queue pending documents, smallest first, keeping about two per worker in flight."""
-        with self._fill_lock:
-            with self._lock:
-                room = self.pool.workers * 2 - len(self._inflight)
-                busy = list(self._inflight)
-            if room <= 0 or self._closing.is_set():
-                return 0
+        with self._lock:
+            room = self.pool.workers * 2 - len(self._inflight)
+            busy = set(self._inflight)
+        if room <= 0 or self._closing.is_set():
+            return 0
+        if self._refetch or not self._candidates:
+            self._refetch = False
             query = (
-                select(Document)
-                .options(selectinload(Document.representations))
+                select(Document.id)
                 .where(
                     Document.state == DocumentState.PENDING,
                     Document.shelf.in_(list(self.shelves)),
-                    Document.id.not_in(busy),
                 )
                 .order_by(Document.size, Document.id)
-                .limit(room)
+                .limit(CANDIDATES + len(busy))
             )
             with self.database.session() as session:
-                tasks = [self._task(doc, self.background_formats) for doc in session.scalars(query)]
-            for task in tasks:
-                self._submit(task)
-            return len(tasks)
+                self._candidates = deque(i for i in session.scalars(query) if i not in busy)
+        chosen: list[int] = []
+        while self._candidates and len(chosen) < room:
+            if (candidate := self._candidates.popleft()) not in busy:
+                chosen.append(candidate)
+        if not chosen:
+            return 0
+        documents = (
+            select(Document)
+            .options(selectinload(Document.representations))
+            .where(Document.id.in_(chosen), Document.state == DocumentState.PENDING)
+        )
+        with self.database.session() as session:
+            tasks = [self._task(d, self.background_formats) for d in session.scalars(documents)]
+        for task in sorted(tasks, key=lambda t: t.seen_size):
+            self._submit(task)
+        return len(tasks)
 
     def drain(self, progress: Progress | None = None) -> None:
         """Build everything pending now, and return when nothing is (``docshelf index``)."""
         total = self.backlog()
         while not self._closing.is_set():
-            self._fill()
+            self._wake.clear()
+            queued = self._step()
             with self._lock:
-                inflight = [q.done for q in self._inflight.values()]
-            if not inflight:
-                if self._fill() == 0:
+                idle = not self._inflight
+            if idle and queued == 0 and self._done.empty():
+                self._refetch = True
+                if self._step() == 0 and not self._inflight:
                     return
-                continue
-            wait(inflight, timeout=1, return_when=FIRST_COMPLETED)
+            self._wake.wait(timeout=0.5)
             if progress is not None:
                 remaining = self.backlog()
                 total = max(total, remaining)
@@ -238,7 +274,7 @@ class FormatBuilder:
         with self._lock:
             current = self._inflight.get(document_id)
         if current is not None:
-            current.done.result(timeout=timeout)
+            self._wait(current.done, timeout)
         with self.database.session() as session:
             doc = session.get(
                 Document, document_id, options=[selectinload(Document.representations)]
@@ -250,7 +286,7 @@ class FormatBuilder:
                 wanted = (
                     None
                     if self.background_formats is None
-                    else (tuple(dict.fromkeys([*self.background_formats, *formats])))
+                    else tuple(dict.fromkeys([*self.background_formats, *formats]))
                 )
                 task = self._task(doc, wanted)
             elif (
@@ -261,7 +297,18 @@ class FormatBuilder:
                 task = self._task(doc, tuple(dict.fromkeys([*stored, *formats])), stored)
             else:
                 return
-        self._submit(task, URGENT).result(timeout=timeout)
+        self._wait(self._submit(task, URGENT), timeout)
+
+    def _wait(self, done: Future[None], timeout: float | None) -> None:
+        """Wait for a recorded outcome; without a background thread, advance the queue here."""
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while not done.done():
+            if self._thread is None:
+                self._step()
+            if deadline is not None and time.monotonic() > deadline:
+                raise TimeoutError("the conversion did not finish in time")
+            self._wake.wait(timeout=0.05)
+            self._wake.clear()
 
     def _task(
         self,
@@ -286,69 +333,89 @@ class FormatBuilder:
             ),
         )
 
-    def _submit(self, task: ConversionTask, priority: int | None = None) -> Future[None]:
+    def _submit(self, task: ConversionTask, priority: int = BACKGROUND) -> Future[None]:
         queued = _Queued(task, Future())
         with self._lock:
             self._inflight[task.document_id] = queued
-        outcome = (
-            self.pool.submit(task)
-            if priority is None
-            else self.pool.submit(task, priority=priority)
-        )
-        outcome.add_done_callback(lambda future: self._finish(queued, future))
+        outcome = self.pool.submit(task, priority=priority)
+        outcome.add_done_callback(lambda future: self._finished(queued, future))
         return queued.done
 
-    def _finish(self, queued: _Queued, future: Future[ConversionOutcome]) -> None:
-        try:
-            self._record(queued.task, future.result())
-        except PoolClosed:
-            pass  # shutting down: the document stays pending and is built next time
-        except Exception:
-            log.exception("recording the conversion of %s failed", queued.task.path)
-        finally:
-            with self._lock:
-                if self._inflight.get(queued.task.document_id) is queued:
-                    del self._inflight[queued.task.document_id]
-            queued.done.set_result(None)
-            self._wake.set()
+    def _finished(self, queued: _Queued, future: Future[ConversionOutcome]) -> None:
+        """A worker is done (in a pool thread): hand the outcome to the recorder."""
+        self._done.put((queued, future))
+        self._wake.set()
 
     # -- recording ------------------------------------------------------------------------
 
-    def _record(self, task: ConversionTask, outcome: ConversionOutcome) -> None:
-        fresh = [v.store_key for v in outcome.variants]
+    def _record_all(self, finished: list[tuple[_Queued, Future[ConversionOutcome]]]) -> None:
+        """Record every finished outcome in one transaction, then release and announce."""
+        outcomes: list[tuple[ConversionTask, ConversionOutcome]] = []
+        for queued, future in finished:
+            # PoolClosed: shutting down; the document stays pending and is built next time.
+            with contextlib.suppress(PoolClosed):
+                outcomes.append((queued.task, future.result()))
+        try:
+            self._record(outcomes)
+        except Exception:
+            log.exception("recording %d conversions together failed; one by one", len(outcomes))
+            for outcome in outcomes:
+                try:
+                    self._record([outcome])
+                except Exception:
+                    log.exception("recording the conversion of %s failed", outcome[0].path)
+        finally:
+            with self._lock:
+                for queued, _ in finished:
+                    if self._inflight.get(queued.task.document_id) is queued:
+                        del self._inflight[queued.task.document_id]
+            for queued, _ in finished:
+                queued.done.set_result(None)
+
+    def _record(self, outcomes: list[tuple[ConversionTask, ConversionOutcome]]) -> None:
+        stale: list[str] = []
+        changed: set[str] = set()
+        failures: list[tuple[str, ConversionOutcome]] = []
+        ids = [task.document_id for task, _ in outcomes]
+        query = (
+            select(Document)
+            .options(selectinload(Document.representations))
+            .where(Document.id.in_(ids))
+        )
         with self.database.session() as session:
-            doc = session.get(
-                Document, task.document_id, options=[selectinload(Document.representations)]
-            )
-            if doc is None or (doc.size, doc.mtime_ns) != (task.seen_size, task.seen_mtime_ns):
-                # Removed, or changed again since it was queued: the newer version is queued.
-                uri, stale = None, fresh
-            else:
-                uri, stale = doc.uri, _apply(session, doc, task, outcome)
+            docs = {doc.id: doc for doc in session.scalars(query)}
+            for task, outcome in outcomes:
+                doc = docs.get(task.document_id)
+                if doc is None or (doc.size, doc.mtime_ns) != (task.seen_size, task.seen_mtime_ns):
+                    # Removed, or changed again since it was queued: the newer version is queued.
+                    stale.extend(v.store_key for v in outcome.variants)
+                    continue
+                stale.extend(_apply(doc, task, outcome))
+                changed.add(doc.uri)
+                if outcome.error_reason:
+                    failures.append((doc.uri, outcome))
         # The store follows the transaction: keys are released only after the commit.
         release_unreferenced(self.database, self.store, stale)
-        if uri is not None:
-            self.built += 1
-            if outcome.error_reason:
-                log.warning("%s: %s (%s)", uri, outcome.error_message, outcome.error_reason)
-                if self.on_failure is not None:
-                    self.on_failure(outcome.error_reason)
-            if self.bus is not None:
-                self.bus.publish(ChangeSet(changed=frozenset({uri})))
+        self.built += len(changed)
+        for uri, outcome in failures:
+            log.warning("%s: %s (%s)", uri, outcome.error_message, outcome.error_reason)
+            if self.on_failure is not None and outcome.error_reason:
+                self.on_failure(outcome.error_reason)
+        if self.bus is not None and changed:
+            self.bus.publish(ChangeSet(changed=frozenset(changed)))
 
 
-def _apply(
-    session: Session, doc: Document, task: ConversionTask, outcome: ConversionOutcome
-) -> list[str]:
+def _apply(doc: Document, task: ConversionTask, outcome: ConversionOutcome) -> list[str]:
     """Write one outcome onto its document; returns the store keys it no longer uses."""
     old = {r.mime_type: r for r in doc.representations}
+    dropped = [r.store_key for r in old.values()]
     doc.indexed_at = datetime.now(UTC)
     if outcome.missing:
         doc.state = DocumentState.FAILED
         doc.error_reason = "unreadable"
         doc.error_message = outcome.error_message or "the file is gone"
         doc.representations = []
-        return [r.store_key for r in old.values()]
+        return dropped
     if outcome.sha256 is not None:
         doc.size, doc.mtime_ns, doc.sha256 = outcome.size, outcome.mtime_ns, outcome.sha256
         doc.modified_at = datetime.fromtimestamp(outcome.mtime_ns / 1e9, UTC)
@@ -356,58 +423,48 @@ def _apply(
         doc.mime_type = outcome.mime_type
     same_content = outcome.sha256 == task.known_sha256 and outcome.converter == doc.converter
     if outcome.error_reason:
-        if same_content and doc.state == DocumentState.READY:
-            # Only the formats asked for now failed (say, a lazy PDF): keep the others.
-            doc.error_reason, doc.error_message = outcome.error_reason, outcome.error_message
-            return []
-        doc.state = DocumentState.FAILED
         doc.error_reason, doc.error_message = outcome.error_reason, outcome.error_message
+        if same_content and doc.state == DocumentState.READY:
+            return []  # only the formats asked for now failed (say, a lazy PDF): keep the rest
+        doc.state = DocumentState.FAILED
         doc.converter = outcome.converter
         doc.representations = []
-        return [r.store_key for r in old.values()]
+        return dropped
     doc.converter = outcome.converter
     doc.error_reason = doc.error_message = None
     if outcome.converter is None:
         doc.state = DocumentState.ORIGINAL_ONLY
         doc.representations = []
-        return [r.store_key for r in old.values()]
+        return dropped
     doc.state = DocumentState.READY
-    stale: list[str] = []
-    if outcome.facts is None:  # same bytes, same converter: add what was missing
+    if outcome.facts is not None:  # new content: new facts, and only the new formats stay
+        _apply_facts(doc, outcome.facts)
         made = {v.mime_type for v in outcome.variants}
-        keep = [r for r in doc.representations if r.mime_type not in made]
-        stale = [old[v.mime_type].store_key for v in outcome.variants if v.mime_type in old]
-    else:
-        facts = outcome.facts
-        doc.title = (facts.title or "").strip() or doc.name
-        doc.page_count = facts.page_count
-        doc.description = (facts.description or "").strip() or fallback_description(
-            doc.mime_type, facts.page_count
-        )
-        doc.language = facts.language
-        doc.facts = {
-            "metadata": dict(facts.metadata),
-            "outline": [
-                {"title": e.title, "level": e.level, "page": e.page} for e in facts.outline
-            ],
-        }
-        keep = []
-        stale = [r.store_key for r in old.values()]
+        doc.representations = [r for r in doc.representations if r.mime_type in made]
     name, _, version = (outcome.converter or "").partition(":")
-    doc.representations = keep
-    session.flush()  # delete replaced rows before inserting their successors
-    doc.representations = [
-        *keep,
-        *(
-            Representation(
-                mime_type=v.mime_type,
-                size=v.size,
-                sha256=v.sha256,
-                store_key=v.store_key,
-                converter=name,
-                converter_version=version,
-            )
-            for v in outcome.variants
-        ),
-    ]
-    return stale
+    stale = []
+    for variant in outcome.variants:
+        row = old.get(variant.mime_type)
+        if row is None:  # a format made for the first time
+            row = Representation(mime_type=variant.mime_type)
+            doc.representations.append(row)
+        elif row.store_key != variant.store_key:
+            stale.append(row.store_key)
+        # Rows are updated in place: no delete-then-insert of the same (document, type).
+        row.size, row.sha256, row.store_key = variant.size, variant.sha256, variant.store_key
+        row.converter, row.converter_version = name, version
+    kept = {r.store_key for r in doc.representations}
+    return stale + [key for key in dropped if key not in kept]
+
+
+def _apply_facts(doc: Document, facts: Facts) -> None:
+    doc.title = (facts.title or "").strip() or doc.name
+    doc.page_count = facts.page_count
+    doc.description = (facts.description or "").strip() or fallback_description(
+        doc.mime_type, facts.page_count
+    )
+    doc.language = facts.language
+    doc.facts = {
+        "metadata": dict(facts.metadata),
+        "outline": [{"title": e.title, "level": e.level, "page": e.page} for e in facts.outline],
+    }
