@@ -27,7 +27,7 @@ from converters.base import (
 )
 from converters.document import DocumentData, document_json
 from converters.mdmodel import Table
-from converters.render_pdf import render_markdown_pdf
+from converters.render import render_markdown_pdf
 from converters.textutil import check_size, decode_text, markdown_heading, markdown_table
 
 CSV_MIME_TYPES = frozenset({"text/csv", "application/csv", "text/tab-separated-values"})

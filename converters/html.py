@@ -22,7 +22,7 @@ from converters.document import document_json, from_markdown
 from converters.htmlmd import html_to_markdown
 from converters.markdown import markdown_facts
 from converters.mdmodel import parse_markdown
-from converters.render_pdf import render_markdown_pdf
+from converters.render import render_markdown_pdf
 from converters.textutil import check_size, decode_text, markdown_heading
 
 HTML_MIME_TYPES = frozenset({"text/html", "application/xhtml+xml"})

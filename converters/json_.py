@@ -26,7 +26,7 @@ from converters.base import (
     base_mime_type,
 )
 from converters.document import DocumentData, document_json
-from converters.render_pdf import render_markdown_pdf
+from converters.render import render_markdown_pdf
 from converters.textutil import (
     check_size,
     code_fence,

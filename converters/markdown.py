@@ -23,7 +23,7 @@ from converters.base import (
 from converters.document import document_json, from_markdown
 from converters.mdmodel import MarkdownDocument, parse_markdown
 from converters.mdx import mdx_to_markdown
-from converters.render_pdf import render_markdown_pdf
+from converters.render import render_markdown_pdf
 from converters.textutil import check_size, decode_text, summarize
 
 MARKDOWN_MIME_TYPES = frozenset({TEXT_MARKDOWN, "text/x-markdown", "text/mdx", "text/x-mdx"})

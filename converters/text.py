@@ -20,7 +20,7 @@ from converters.base import (
 )
 from converters.document import document_json, from_markdown
 from converters.mdmodel import parse_markdown
-from converters.render_pdf import render_markdown_pdf
+from converters.render import render_markdown_pdf
 from converters.textutil import (
     check_size,
     decode_text,

@@ -252,7 +252,7 @@ class ConversionPool:
         self._context = multiprocessing.get_context("forkserver")
         # Workers fork from a server that has the converters imported already, so a
         # replacement worker (after a timeout) is ready in milliseconds, not seconds.
-        self._context.set_forkserver_preload(["storage.conversion"])
+        self._context.set_forkserver_preload(["storage.conversion", "converters.render_pdf"])
         for number in range(self.workers):
             slot = threading.Thread(
                 target=self._slot, name=f"docshelf-convert-{number}", daemon=True
