@@ -59,6 +59,12 @@ def _shelf_options(parser: argparse.ArgumentParser) -> None:
     )
     group.add_argument("--workers", type=int, metavar="N", help="conversion processes (default 2)")
     group.add_argument(
+        "--render",
+        choices=["lazy", "eager"],
+        help="rendered PDFs of non-PDF documents: when first asked for (lazy, the default) "
+        "or at index time (eager) (env DOCSHELF_RENDER)",
+    )
+    group.add_argument(
         "--log-level", choices=["debug", "info", "warning", "error"], help="default info"
     )
 
@@ -150,6 +156,7 @@ def settings_from(args: argparse.Namespace) -> Settings:
         "database_url",
         "page_size",
         "workers",
+        "render",
         "log_level",
         "host",
         "port",
@@ -166,11 +173,17 @@ def settings_from(args: argparse.Namespace) -> Settings:
     return Settings(**overrides)
 
 
-def _progress_bar(done: int, total: int) -> None:
+def _progress_bar(done: int, total: int, label: str = "cataloguing") -> None:
     width = 30
     filled = width * done // total if total else width
-    sys.stderr.write(f"\rindexing [{'#' * filled}{'.' * (width - filled)}] {done}/{total}")
+    sys.stderr.write(f"\r{label:<16} [{'#' * filled}{'.' * (width - filled)}] {done}/{total}  ")
     sys.stderr.flush()
+
+
+def _build_bar(done: int, backlog: int) -> None:
+    if done == 0:
+        sys.stderr.write("\n")
+    _progress_bar(done, backlog, "building formats")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -238,7 +251,12 @@ def _stdio(runtime: Runtime) -> int:
 def _index(runtime: Runtime, *, force: bool) -> int:
     runtime.open()
     try:
-        report = runtime.index(force=force, progress=_progress_bar if sys.stderr.isatty() else None)
+        tty = sys.stderr.isatty()
+        report = runtime.index(
+            force=force,
+            progress=_progress_bar if tty else None,
+            build_progress=_build_bar if tty else None,
+        )
     finally:
         runtime.close()
     if sys.stderr.isatty():

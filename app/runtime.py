@@ -119,9 +119,21 @@ class Runtime:
             # A warm start serves the index it has at once; the pass reconciles behind it.
             self.readiness.catalogued.set()
 
-    def index(self, *, force: bool = False, progress: Progress | None = None) -> IndexReport:
-        """One full pass over every shelf, formats included (``docshelf index``)."""
-        return self.indexer.reconcile(force=force, progress=progress, wait=True)
+    def index(
+        self,
+        *,
+        force: bool = False,
+        progress: Progress | None = None,
+        build_progress: Progress | None = None,
+    ) -> IndexReport:
+        """One full pass over every shelf, formats included (``docshelf index``).
+
+        ``progress`` follows the catalog pass, ``build_progress`` the conversion
+        backlog after it (done, total).
+        """
+        return self.indexer.reconcile(
+            force=force, progress=progress, wait=True, build_progress=build_progress
+        )
 
     def start_background(self) -> None:
         """Start following the shelves (watcher), building formats, and the first catalog pass."""

@@ -242,6 +242,8 @@ class FormatBuilder:
     def drain(self, progress: Progress | None = None) -> None:
         """Build everything pending now, and return when nothing is (``docshelf index``)."""
         total = self.backlog()
+        if progress is not None:
+            progress(0, total)
         while not self._closing.is_set():
             self._wake.clear()
             queued = self._step()
@@ -250,6 +252,8 @@ class FormatBuilder:
             if idle and queued == 0 and self._done.empty():
                 self._refetch = True
                 if self._step() == 0 and not self._inflight:
+                    if progress is not None:
+                        progress(total, total)
                     return
             self._wake.wait(timeout=0.5)
             if progress is not None:

@@ -127,6 +127,7 @@ class Indexer:
         force: bool = False,
         progress: Progress | None = None,
         wait: bool = False,
+        build_progress: Progress | None = None,
     ) -> IndexReport:
         """Catalog whole shelves (every file on disk; remove what is gone).
 
@@ -143,7 +144,7 @@ class Indexer:
                 }
                 report.merge(self._index(shelf, on_disk, None, force, progress))
         if wait:
-            self._wait_for_formats(report)
+            self._wait_for_formats(report, build_progress)
         return report
 
     def refresh(
@@ -445,9 +446,9 @@ class Indexer:
             values["converter"] = None  # rebuild every format, not just the missing ones
         return values, True
 
-    def _wait_for_formats(self, report: IndexReport) -> None:
+    def _wait_for_formats(self, report: IndexReport, progress: Progress | None = None) -> None:
         """Build what is pending, then report the files this pass queued that failed."""
-        self.builder.drain()
+        self.builder.drain(progress)
         for path, reason, message in self.builder.failures(
             report.changes.added | report.changes.changed
         ):
