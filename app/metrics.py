@@ -12,6 +12,8 @@ grow the number of series.
 
 from __future__ import annotations
 
+import logging
+import math
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -155,11 +157,25 @@ def watch(
     backlog: Callable[[], float],
 ) -> None:
     """Read these gauges from the running service at scrape time, so they are never stale."""
-    ACTIVE_SESSIONS.set_function(sessions)
-    ACTIVE_SUBSCRIPTIONS.set_function(subscriptions)
-    DOCUMENTS.set_function(documents)
-    INDEX_LAG.set_function(index_lag)
-    CONVERSION_BACKLOG.set_function(backlog)
+    ACTIVE_SESSIONS.set_function(_never_failing(sessions))
+    ACTIVE_SUBSCRIPTIONS.set_function(_never_failing(subscriptions))
+    DOCUMENTS.set_function(_never_failing(documents))
+    INDEX_LAG.set_function(_never_failing(index_lag))
+    CONVERSION_BACKLOG.set_function(_never_failing(backlog))
+
+
+def _never_failing(read: Callable[[], float]) -> Callable[[], float]:
+    """A gauge reading that is NaN, not an exception, when its source fails (say, the
+    database is away): one broken gauge must not take the whole scrape down."""
+
+    def reading() -> float:
+        try:
+            return float(read())
+        except Exception:
+            logging.getLogger(__name__).warning("a gauge could not be read", exc_info=True)
+            return math.nan
+
+    return reading
 
 
 def exposition() -> bytes:
