@@ -5,10 +5,13 @@ Each bad request gets its exact error, and the next good request still works.
 
 from __future__ import annotations
 
+from pathlib import Path
+
+import httpx
 import pytest
 
 from tests.support.schema import validate, validate_error, validate_response
-from tests.support.servers import LEGACY, MODERN, RawClient, modern_meta
+from tests.support.servers import LEGACY, MODERN, RawClient, modern_meta, serve
 
 ACCEPT_BOTH = "application/json, text/event-stream"
 
@@ -272,6 +275,38 @@ def test_rebinding_host_is_403(raw: RawClient) -> None:
 def test_loopback_origin_is_allowed(raw: RawClient) -> None:
     response = raw.modern("resources/list", headers={"Origin": "http://localhost:6274"})
     assert response.status_code == 200
+
+
+@pytest.mark.parametrize("allowed", [[], ["docs.example.com"]], ids=["no-names", "one-name"])
+def test_host_check_stays_on_when_bound_to_every_interface(
+    tmp_path: Path, allowed: list[str]
+) -> None:
+    # streamable-http "Security & Endpoint": DNS-rebinding protection. The container binds
+    # 0.0.0.0; a rebinding attack still arrives with the attacker's name in Host, so the check
+    # holds for every bind: loopback names plus the configured --allowed-host names.
+    (tmp_path / "shelf").mkdir()
+    flags = [arg for name in allowed for arg in ("--allowed-host", name)]
+    with serve(tmp_path / "shelf", tmp_path / "data", "--host", "0.0.0.0", *flags) as server:
+        raw = RawClient(server.url)
+        port = httpx.URL(server.base).port
+
+        def discover(host: str) -> httpx.Response:
+            return raw.modern("server/discover", headers={"Host": host})
+
+        refused = discover("evil.example")
+        assert refused.status_code == 403
+        body = refused.json()
+        validate_error(MODERN, body)
+        assert "id" not in body
+        assert "'evil.example'" in body["error"]["message"]
+        assert "--allowed-host" in body["error"]["message"]
+        assert discover(f"evil.example:{port}").status_code == 403
+        for host in (f"localhost:{port}", f"127.0.0.1:{port}", f"[::1]:{port}", "localhost"):
+            assert discover(host).status_code == 200, host
+        for name in allowed:
+            assert discover(name).status_code == 200, name
+            assert discover(f"{name}:443").status_code == 200, name
+        raw.close()
 
 
 # -- 2025-11-25 (handshake era) ---------------------------------------------------------------
