@@ -7,7 +7,6 @@ then the era's own checks (2025-11-25: session and version headers;
 
 from __future__ import annotations
 
-import json
 import logging
 from collections.abc import AsyncIterator
 from typing import Any
@@ -15,7 +14,7 @@ from typing import Any
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 
-from app.mcp import wire
+from app.mcp import codec, wire
 from app.mcp.context import is_modern_request, modern_context, require_meta_fields
 from app.mcp.notifications import ListenFilter, listen, session_stream
 from app.mcp.server import Incoming, McpServer, parse_message, request_id_of
@@ -25,7 +24,7 @@ from storage.events import EventBus
 
 log = logging.getLogger(__name__)
 
-MAX_BODY_BYTES = 4 * 1024 * 1024
+MAX_BODY_BYTES = codec.MAX_MESSAGE_BYTES
 # streamable-http "Receiving Messages": SSE responses SHOULD carry X-Accel-Buffering: no.
 SSE_HEADERS = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
 
@@ -36,11 +35,7 @@ async def sse_events(messages: AsyncIterator[dict[str, Any] | None]) -> AsyncIte
         if message is None:
             yield b": keep-alive\n\n"
         else:
-            yield (
-                b"event: message\ndata: "
-                + json.dumps(message, separators=(",", ":")).encode()
-                + b"\n\n"
-            )
+            yield b"event: message\ndata: " + codec.encode(message) + b"\n\n"
 
 
 def sse_response(
@@ -51,11 +46,21 @@ def sse_response(
     )
 
 
-def _error(error: wire.McpError, request_id: Any = None) -> JSONResponse:
-    return JSONResponse(wire.error_response(request_id, error), status_code=error.http_status)
+class MessageResponse(JSONResponse):
+    """A JSON-RPC message as the body, written by :func:`app.mcp.codec.encode` (which, unlike
+    Starlette's renderer, does not fail on a lone surrogate echoed from the request)."""
+
+    def render(self, content: Any) -> bytes:
+        return codec.encode(content)
 
 
-def _bad_request(message: str, status: int = 400, code: int = wire.INVALID_REQUEST) -> JSONResponse:
+def _error(error: wire.McpError, request_id: Any = None) -> MessageResponse:
+    return MessageResponse(wire.error_response(request_id, error), status_code=error.http_status)
+
+
+def _bad_request(
+    message: str, status: int = 400, code: int = wire.INVALID_REQUEST
+) -> MessageResponse:
     return _error(wire.McpError(code, message, http_status=status))
 
 
@@ -123,9 +128,9 @@ class StreamableHttpEndpoint:
         if len(body) > MAX_BODY_BYTES:
             return _bad_request(f"Payload Too Large: at most {MAX_BODY_BYTES} bytes", 413)
         try:
-            raw = json.loads(body)
-        except (ValueError, UnicodeDecodeError) as exc:
-            return _bad_request(f"Parse error: {exc}", 400, wire.PARSE_ERROR)
+            raw = codec.decode(body)
+        except wire.McpError as error:
+            return _error(error)
         try:
             message = parse_message(raw)
             if message.kind == "response":
@@ -144,10 +149,18 @@ class StreamableHttpEndpoint:
             return _error(error, request_id_of(raw))
 
     async def _initialize(self, message: Incoming) -> Response:
+        if message.kind != "request":
+            # A notification has no id to answer; a session nobody can learn the id of would
+            # only take up room (2025-11-25 basic/lifecycle: initialize is a request).
+            raise wire.McpError(
+                wire.INVALID_REQUEST,
+                'Invalid Request: initialize must be a request, with an "id"',
+                http_status=400,
+            )
         session, result = self.server.initialize(message.params)
         self.sessions.add(session)
         log.info("session %s… started (%s)", session.id[:8], session.protocol_version)
-        return JSONResponse(
+        return MessageResponse(
             wire.result_response(message.id, result),
             headers={"Mcp-Session-Id": session.id},
         )
@@ -171,7 +184,7 @@ class StreamableHttpEndpoint:
                 listen(self.bus, message.id, listen_filter, keepalive_s=self.keepalive_s)
             )
         result = await self.server.call(message, ctx)
-        return JSONResponse(wire.result_response(message.id, result))
+        return MessageResponse(wire.result_response(message.id, result))
 
     async def _legacy(self, request: Request, message: Incoming) -> Response:
         session = self._session(request)
@@ -197,7 +210,7 @@ class StreamableHttpEndpoint:
                 session.initialized = True
             return Response(status_code=202)
         result = await self.server.call(message, session.context())
-        return JSONResponse(wire.result_response(message.id, result))
+        return MessageResponse(wire.result_response(message.id, result))
 
     def _session(self, request: Request) -> LegacySession | None:
         """The request's session; None without the header; 404 for an unknown one."""
