@@ -81,6 +81,21 @@ def _http_options(parser: argparse.ArgumentParser) -> None:
         help="a Host header value to accept besides loopback names; repeatable "
         "(env DOCSHELF_ALLOWED_HOSTS)",
     )
+    sessions = parser.add_argument_group("2025-era sessions")
+    sessions.add_argument(
+        "--session-idle-timeout",
+        type=float,
+        metavar="SECONDS",
+        help="end a session unused this long; later requests with its id get 404 "
+        "(env DOCSHELF_SESSION_IDLE_TIMEOUT; default 3600)",
+    )
+    sessions.add_argument(
+        "--max-sessions",
+        type=int,
+        metavar="N",
+        help="sessions kept at once; a new one ends the least recently used idle one "
+        "(env DOCSHELF_MAX_SESSIONS; default 1000)",
+    )
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -153,6 +168,8 @@ def settings_from(args: argparse.Namespace) -> Settings:
         "port",
         "allowed_origins",
         "allowed_hosts",
+        "session_idle_timeout",
+        "max_sessions",
     ):
         value = getattr(args, name, None)
         if value is not None:

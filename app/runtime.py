@@ -79,7 +79,9 @@ class Runtime:
             binary_cap=int(settings.binary_cap_mb * 1024 * 1024),
         )
         self.server = McpServer(self.resources, instructions=INSTRUCTIONS)
-        self.sessions = SessionRegistry()
+        self.sessions = SessionRegistry(
+            idle_timeout_s=settings.session_idle_timeout, max_sessions=settings.max_sessions
+        )
         self.readiness = Readiness()
         self.started_at = time.time()
         # Reindex jobs (admin API, `docshelf reindex`); every finished pass feeds /metrics.

@@ -58,6 +58,15 @@ class Settings(BaseSettings):
         200, ge=10, le=10_000, description="quiet time before a batch is indexed"
     )
     keepalive_s: float = Field(15.0, gt=0, description="SSE keep-alive comment interval")
+    session_idle_timeout: float = Field(
+        3600.0, gt=0, description="seconds a 2025-era HTTP session may go unused before it ends"
+    )
+    max_sessions: int = Field(
+        1000,
+        ge=1,
+        description="2025-era HTTP sessions kept at once (then the least recently "
+        "used idle one ends)",
+    )
     index_on_start: bool = True
 
     _split = field_validator(

@@ -182,3 +182,13 @@ def test_stdio_legacy_session_survives_bad_lines(stdio: RawStdio) -> None:
     assert_error(stdio.response(None), -32700, LEGACY)
     stdio.send({"jsonrpc": "2.0", "id": "p", "method": "ping"})
     validate_response(LEGACY, "EmptyResult", stdio.response("p"))
+
+
+def test_stdio_listen_with_more_than_1000_uris_is_32602(stdio: RawStdio) -> None:
+    uris = [f"docshelf://shelf/file-{n}.md" for n in range(1001)]
+    answer = stdio.modern(
+        "subscriptions/listen", {"notifications": {"resourceSubscriptions": uris}}
+    )
+    assert_error(answer, -32602)
+    assert "1000" in answer["error"]["message"]
+    stdio.assert_serving()

@@ -71,8 +71,9 @@ def decode(data: bytes) -> Any:
     return value
 
 
-def encode(message: dict[str, Any]) -> bytes:
-    """One message as compact UTF-8 JSON; lone surrogates (which UTF-8 cannot carry) escaped."""
+def encode(message: Any) -> bytes:
+    """One message (or any JSON value) as compact UTF-8 JSON; lone surrogates (which UTF-8
+    cannot carry) escaped."""
     try:
         return json.dumps(
             message, ensure_ascii=False, allow_nan=False, separators=(",", ":")

@@ -13,7 +13,7 @@ from typing import Any
 
 import anyio
 
-from app.mcp import wire
+from app.mcp import codec, wire
 from app.mcp.context import MODERN, SERVER_INFO, RequestContext, is_modern_request, modern_context
 from app.mcp.resources import ResourceService
 from app.mcp.sessions import LegacySession
@@ -23,6 +23,9 @@ from app.negotiation import EXTENSION_ID, describe, parse_features
 log = logging.getLogger(__name__)
 
 Handler = Callable[[RequestContext, Mapping[str, Any]], dict[str, Any]]
+
+# What initialize may ask a session to keep, per field, as compact JSON.
+MAX_STORED_BYTES = 64 * 1024
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,6 +74,18 @@ def parse_message(raw: Any) -> Incoming:
             wire.INVALID_REQUEST, 'Invalid Request: "params" must be an object', http_status=400
         )
     return Incoming("request" if "id" in raw else "notification", request_id, method, params)
+
+
+def _check_stored_size(name: str, value: object) -> None:
+    """-32602 unless ``value`` is at most ``MAX_STORED_BYTES`` as JSON: a session keeps it
+    for its whole life, so its size is bounded like the number of sessions is."""
+    size = len(codec.encode(value))
+    if size > MAX_STORED_BYTES:
+        raise wire.McpError(
+            wire.INVALID_PARAMS,
+            f"initialize: params.{name} is {size} bytes as JSON; a session keeps at most "
+            f"{MAX_STORED_BYTES} (64 KiB) of it",
+        )
 
 
 def request_id_of(raw: Any) -> Any:
@@ -124,6 +139,8 @@ class McpServer:
         if not isinstance(capabilities, dict):
             raise wire.McpError(wire.INVALID_PARAMS, "initialize: capabilities must be an object")
         client_info = params.get("clientInfo")
+        _check_stored_size("capabilities", capabilities)
+        _check_stored_size("clientInfo", client_info)
         # "If the server supports the requested protocol version, it MUST respond with the same
         # version. Otherwise, the server MUST respond with another protocol version it supports."
         version = requested if requested in wire.LEGACY_VERSIONS else wire.LATEST_LEGACY
