@@ -36,7 +36,11 @@ def create_app(runtime: Runtime) -> FastAPI:
 
     app = FastAPI(title="docshelf", version=__version__, lifespan=lifespan)
     endpoint = StreamableHttpEndpoint(
-        runtime.server, runtime.sessions, runtime.bus, keepalive_s=runtime.settings.keepalive_s
+        runtime.server,
+        runtime.sessions,
+        runtime.bus,
+        keepalive_s=runtime.settings.keepalive_s,
+        body_timeout_s=runtime.settings.body_timeout,
     )
     app.router.routes.append(Route("/mcp", endpoint.handle, methods=["GET", "POST", "DELETE"]))
 

@@ -9,6 +9,7 @@
 from __future__ import annotations
 
 import json
+import socket
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -201,3 +202,183 @@ def test_listen_with_1000_uris_is_acknowledged(raw: RawClient) -> None:
     ack = listen(raw.url, uris).json()
     assert ack["method"] == "notifications/subscriptions/acknowledged"
     assert len(ack["params"]["notifications"]["resourceSubscriptions"]) == 1000
+
+
+# -- incomplete requests time out; the server keeps serving ------------------------------------
+
+QUICK = ("--header-timeout", "1", "--body-timeout", "1", "--keep-alive-timeout", "1")
+
+
+@pytest.fixture(scope="module")
+def quick_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningServer]:
+    """A server whose request-head, body and keep-alive timeouts are all one second."""
+    base = tmp_path_factory.mktemp("quick")
+    with serve(small_shelf(base / "shelf"), base / "data", *QUICK) as server:
+        yield server
+
+
+def connect(server: RunningServer) -> socket.socket:
+    url = httpx.URL(server.base)
+    assert url.host and url.port
+    return socket.create_connection((url.host, url.port), timeout=10)
+
+
+def read_until_closed(sock: socket.socket, within: float) -> tuple[float, bytes]:
+    """Seconds until the server closed ``sock``, and what it sent; AssertionError if it does
+    not close it within ``within`` seconds."""
+    started = time.monotonic()
+    received = b""
+    sock.settimeout(within)
+    try:
+        while chunk := sock.recv(65536):
+            received += chunk
+    except TimeoutError:
+        raise AssertionError(f"still open after {within}s; received {received!r}") from None
+    except ConnectionResetError:
+        pass
+    return time.monotonic() - started, received
+
+
+def request_head(server: RunningServer, method: str, path: str, *headers: str) -> bytes:
+    host = httpx.URL(server.base).netloc.decode()
+    lines = [f"{method} {path} HTTP/1.1", f"Host: {host}", *headers, "", ""]
+    return "\r\n".join(lines).encode()
+
+
+@pytest.mark.parametrize(
+    "sent",
+    [b"", b"GE", b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: appl"],
+    ids=["nothing", "half-a-request-line", "half-the-headers"],
+)
+def test_a_stalled_request_head_is_closed_within_the_header_timeout(
+    quick_server: RunningServer, sent: bytes
+) -> None:
+    sock = connect(quick_server)
+    with sock:
+        sock.sendall(sent)
+        # Other clients are served meanwhile.
+        assert httpx.get(f"{quick_server.base}/healthz", timeout=10).status_code == 200
+        elapsed, received = read_until_closed(sock, within=5)
+    assert received == b""
+    assert elapsed <= 3.5
+    assert httpx.get(f"{quick_server.base}/healthz", timeout=10).status_code == 200
+
+
+def test_a_head_trickled_byte_by_byte_is_closed_within_the_header_timeout(
+    quick_server: RunningServer,
+) -> None:
+    # The deadline is for the whole head, not per read: slowloris sends a byte at a time.
+    head = request_head(quick_server, "GET", "/healthz", "X-Padding: " + "a" * 100)
+    sock = connect(quick_server)
+    started = time.monotonic()
+    with sock:
+        try:
+            for byte in head[:-2]:
+                sock.sendall(bytes([byte]))
+                time.sleep(0.05)
+                if time.monotonic() - started > 5:
+                    break
+        except (BrokenPipeError, ConnectionResetError):
+            pass
+        read_until_closed(sock, within=5)
+    assert time.monotonic() - started <= 4
+
+
+def test_a_stalled_body_is_408_within_the_body_timeout(quick_server: RunningServer) -> None:
+    head = request_head(
+        quick_server,
+        "POST",
+        "/mcp",
+        "Content-Type: application/json",
+        "Accept: application/json, text/event-stream",
+        "Content-Length: 1000",
+    )
+    sock = connect(quick_server)
+    with sock:
+        sock.sendall(head + b'{"jsonrpc":')
+        assert httpx.get(f"{quick_server.base}/healthz", timeout=10).status_code == 200
+        elapsed, received = read_until_closed(sock, within=5)
+    assert elapsed <= 3.5
+    status, _, rest = received.partition(b"\r\n")
+    assert status.startswith(b"HTTP/1.1 408"), received
+    body = json.loads(rest.partition(b"\r\n\r\n")[2])
+    validate_error(MODERN, body)
+    assert body["error"]["code"] == -32600 and "id" not in body
+
+
+def test_an_idle_keep_alive_connection_is_closed_within_the_keep_alive_timeout(
+    quick_server: RunningServer,
+) -> None:
+    sock = connect(quick_server)
+    with sock:
+        sock.sendall(request_head(quick_server, "GET", "/healthz"))
+        elapsed, received = read_until_closed(sock, within=5)
+    assert received.startswith(b"HTTP/1.1 200")
+    assert elapsed <= 3.5
+
+
+def test_a_body_larger_than_4_mib_is_413_before_it_is_read(raw: RawClient) -> None:
+    url = httpx.URL(raw.url)
+    assert url.host and url.port
+    head = (
+        f"POST /mcp HTTP/1.1\r\nHost: {url.netloc.decode()}\r\n"
+        "Content-Type: application/json\r\nAccept: application/json, text/event-stream\r\n"
+        f"Content-Length: {5 << 20}\r\n\r\n"
+    ).encode()
+    with socket.create_connection((url.host, url.port), timeout=10) as sock:
+        sock.sendall(head)
+        _, received = read_until_closed(sock, within=10)
+    assert received.startswith(b"HTTP/1.1 413"), received
+    body = json.loads(received.partition(b"\r\n\r\n")[2])
+    validate_error(MODERN, body)
+    assert body["error"]["code"] == -32600
+
+
+def test_a_head_still_incomplete_past_16_kib_is_400_and_the_server_keeps_serving(
+    quick_server: RunningServer,
+) -> None:
+    # h11 buffers an incomplete head up to max_incomplete_event_size (--max-header-bytes), then
+    # gives up: what a connection can make the server hold before a request exists is bounded.
+    head = request_head(quick_server, "GET", "/healthz", "X-Padding: " + "a" * 20_000)
+    sock = connect(quick_server)
+    with sock:
+        sock.sendall(head[:-4])  # no blank line yet: the head is still incomplete
+        elapsed, received = read_until_closed(sock, within=5)
+    assert received.startswith(b"HTTP/1.1 400"), received
+    assert elapsed < 1  # refused at once, not by the header timeout
+    assert httpx.get(f"{quick_server.base}/healthz", timeout=10).status_code == 200
+
+
+def test_over_max_connections_requests_get_503_until_some_close(tmp_path: Path) -> None:
+    flags = ("--max-connections", "4", "--header-timeout", "60")
+    with serve(small_shelf(tmp_path / "shelf"), tmp_path / "data", *flags) as server:
+        held = [connect(server) for _ in range(4)]
+        try:
+            time.sleep(0.3)
+            assert httpx.get(f"{server.base}/healthz", timeout=10).status_code == 503
+        finally:
+            for sock in held:
+                sock.close()
+        time.sleep(0.3)
+        assert httpx.get(f"{server.base}/healthz", timeout=10).status_code == 200
+
+
+def test_shutdown_does_not_wait_past_the_shutdown_timeout(tmp_path: Path) -> None:
+    flags = ("--shutdown-timeout", "1", "--body-timeout", "120")
+    with serve(small_shelf(tmp_path / "shelf"), tmp_path / "data", *flags) as server:
+        sock = connect(server)
+        with sock:
+            head = request_head(
+                server,
+                "POST",
+                "/mcp",
+                "Content-Type: application/json",
+                "Accept: application/json, text/event-stream",
+                "Content-Length: 1000",
+            )
+            sock.sendall(head + b"{")
+            time.sleep(0.3)
+            started = time.monotonic()
+            server.process.terminate()
+            server.process.wait(timeout=10)
+        assert time.monotonic() - started <= 5

@@ -11,7 +11,7 @@ import logging
 from collections.abc import AsyncIterator
 from typing import Any
 
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 
 from app.mcp import codec, wire
@@ -19,6 +19,7 @@ from app.mcp.context import is_modern_request, modern_context, require_meta_fiel
 from app.mcp.notifications import ListenFilter, listen, session_stream
 from app.mcp.server import Incoming, McpServer, parse_message, request_id_of
 from app.mcp.sessions import LegacySession, SessionRegistry
+from app.transports.body import read_body
 from app.transports.headers import check_request_headers
 from storage.events import EventBus
 
@@ -54,8 +55,12 @@ class MessageResponse(JSONResponse):
         return codec.encode(content)
 
 
-def _error(error: wire.McpError, request_id: Any = None) -> MessageResponse:
-    return MessageResponse(wire.error_response(request_id, error), status_code=error.http_status)
+def _error(
+    error: wire.McpError, request_id: Any = None, headers: dict[str, str] | None = None
+) -> MessageResponse:
+    return MessageResponse(
+        wire.error_response(request_id, error), status_code=error.http_status, headers=headers
+    )
 
 
 def _bad_request(
@@ -80,12 +85,19 @@ def accepts_json_and_sse(accept: str) -> bool:
 
 class StreamableHttpEndpoint:
     def __init__(
-        self, server: McpServer, sessions: SessionRegistry, bus: EventBus, *, keepalive_s: float
+        self,
+        server: McpServer,
+        sessions: SessionRegistry,
+        bus: EventBus,
+        *,
+        keepalive_s: float,
+        body_timeout_s: float,
     ) -> None:
         self.server = server
         self.sessions = sessions
         self.bus = bus
         self.keepalive_s = keepalive_s
+        self.body_timeout_s = body_timeout_s
 
     async def handle(self, request: Request) -> Response:
         if request.method == "POST":
@@ -124,9 +136,12 @@ class StreamableHttpEndpoint:
             return _bad_request(
                 "Not Acceptable: Accept must list application/json and text/event-stream", 406
             )
-        body = await request.body()
-        if len(body) > MAX_BODY_BYTES:
-            return _bad_request(f"Payload Too Large: at most {MAX_BODY_BYTES} bytes", 413)
+        try:
+            body = await read_body(request, limit=MAX_BODY_BYTES, timeout_s=self.body_timeout_s)
+        except wire.McpError as error:
+            return _error(error, headers={"Connection": "close"})
+        except ClientDisconnect:
+            return Response(status_code=400)  # nobody is left to read it
         try:
             raw = codec.decode(body)
         except wire.McpError as error:
