@@ -65,6 +65,11 @@ def test_an_idle_session_expires_and_answers_404_while_a_busy_one_lives(tmp_path
             time.sleep(0.25)
         assert not legacy_ok(raw, idle)
         assert legacy_ok(raw, busy)
+        idle_again = raw.initialize()
+        time.sleep(1.5)
+        # DELETE is a request carrying the id too: 404, not 204.
+        gone = raw.http.delete(raw.url, headers={"Mcp-Session-Id": idle_again})
+        assert gone.status_code == 404
         # "Session Management" 4: the client starts over with initialize, and that works.
         assert legacy_ok(raw, raw.initialize())
         raw.close()

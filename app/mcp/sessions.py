@@ -98,8 +98,12 @@ class SessionRegistry:
             return session
 
     def remove(self, session_id: str) -> LegacySession | None:
+        """End the session; None if it was unknown or had already expired."""
         with self._lock:
-            return self._sessions.pop(session_id, None)
+            session = self._sessions.pop(session_id, None)
+            if session is None or self._expired(session, time.monotonic()):
+                return None
+            return session
 
     def __len__(self) -> int:
         with self._lock:
