@@ -165,6 +165,27 @@ def test_initialize_with_more_than_64_kib_to_store_is_32602(raw: RawClient, fiel
     assert field in body["error"]["message"] and "65536" in body["error"]["message"]
 
 
+def resident_kib(server: RunningServer) -> int:
+    status = Path(f"/proc/{server.process.pid}/status").read_text()
+    return int(next(line for line in status.splitlines() if line.startswith("VmRSS:")).split()[1])
+
+
+@pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="reads VmRSS from /proc")
+def test_sessions_hold_their_capabilities_compactly(tmp_path: Path) -> None:
+    # 64 KiB of JSON may parse into ~1.5 MB of Python objects ([{}, {}, ...]); kept parsed,
+    # 1,000 sessions could hold gigabytes. Kept as JSON, 200 such sessions stay near 13 MiB.
+    worst = {"experimental": {"x": [{} for _ in range(21_000)]}}
+    with serve(small_shelf(tmp_path / "shelf"), tmp_path / "data") as server:
+        raw = RawClient(server.url)
+        assert legacy_ok(raw, raw.initialize(capabilities=worst))
+        before = resident_kib(server)
+        sessions = [raw.initialize(capabilities=worst) for _ in range(200)]
+        grown_mib = (resident_kib(server) - before) / 1024
+        assert all(legacy_ok(raw, s) for s in sessions[-3:])
+        raw.close()
+    assert grown_mib < 60, f"200 sessions took {grown_mib:.0f} MiB"
+
+
 def test_initialize_with_capabilities_just_under_64_kib_is_accepted(raw: RawClient) -> None:
     pad = 65_536 - len(json.dumps({"experimental": {"pad": ""}}, separators=(",", ":")))
     session = raw.initialize(capabilities={"experimental": {"pad": "x" * pad}})

@@ -76,16 +76,18 @@ def parse_message(raw: Any) -> Incoming:
     return Incoming("request" if "id" in raw else "notification", request_id, method, params)
 
 
-def _check_stored_size(name: str, value: object) -> None:
-    """-32602 unless ``value`` is at most ``MAX_STORED_BYTES`` as JSON: a session keeps it
-    for its whole life, so its size is bounded like the number of sessions is."""
-    size = len(codec.encode(value))
-    if size > MAX_STORED_BYTES:
+def _to_store(name: str, value: object) -> bytes:
+    """``value`` as the compact JSON a session keeps; -32602 if over ``MAX_STORED_BYTES``:
+    a session keeps it for its whole life, so its size is bounded like the number of
+    sessions is."""
+    stored = codec.encode(value)
+    if len(stored) > MAX_STORED_BYTES:
         raise wire.McpError(
             wire.INVALID_PARAMS,
-            f"initialize: params.{name} is {size} bytes as JSON; a session keeps at most "
-            f"{MAX_STORED_BYTES} (64 KiB) of it",
+            f"initialize: params.{name} is {len(stored)} bytes as JSON; a session keeps at "
+            f"most {MAX_STORED_BYTES} (64 KiB) of it",
         )
+    return stored
 
 
 def request_id_of(raw: Any) -> Any:
@@ -139,15 +141,15 @@ class McpServer:
         if not isinstance(capabilities, dict):
             raise wire.McpError(wire.INVALID_PARAMS, "initialize: capabilities must be an object")
         client_info = params.get("clientInfo")
-        _check_stored_size("capabilities", capabilities)
-        _check_stored_size("clientInfo", client_info)
+        stored_capabilities = _to_store("capabilities", capabilities)
+        stored_info = _to_store(
+            "clientInfo", client_info if isinstance(client_info, dict) else None
+        )
         # "If the server supports the requested protocol version, it MUST respond with the same
         # version. Otherwise, the server MUST respond with another protocol version it supports."
         version = requested if requested in wire.LEGACY_VERSIONS else wire.LATEST_LEGACY
         negotiated = describe(parse_features(capabilities), binary_cap=self.resources.binary_cap)
-        session = LegacySession(
-            version, capabilities, client_info if isinstance(client_info, dict) else None
-        )
+        session = LegacySession(version, stored_capabilities, stored_info)
         result = {
             "protocolVersion": version,
             "capabilities": self.capabilities(),

@@ -18,6 +18,7 @@ hour, while an evicted client recovers with one ``initialize``.
 
 from __future__ import annotations
 
+import json
 import secrets
 import threading
 import time
@@ -30,14 +31,28 @@ from app.mcp.context import LEGACY, RequestContext
 
 @dataclass(eq=False)
 class LegacySession:
+    """One session. What ``initialize`` sent is kept as the compact JSON it arrived as, and
+    parsed per request: 64 KiB of JSON can parse into 1.5 MB of Python objects (``[{}, ...]``),
+    which a thousand sessions would hold for an hour."""
+
     protocol_version: str
-    client_capabilities: dict[str, Any]
-    client_info: dict[str, Any] | None
+    capabilities_json: bytes
+    client_info_json: bytes  # b"null" when the client sent none (or not an object)
     id: str = field(default_factory=lambda: secrets.token_urlsafe(24))
     initialized: bool = False
     subscriptions: set[str] = field(default_factory=set)  # resources/subscribe
     listener: Any = None  # the event-bus listener of the open GET stream, if any
     last_used: float = field(default_factory=time.monotonic)
+
+    @property
+    def client_capabilities(self) -> dict[str, Any]:
+        capabilities: dict[str, Any] = json.loads(self.capabilities_json)
+        return capabilities
+
+    @property
+    def client_info(self) -> dict[str, Any] | None:
+        info: dict[str, Any] | None = json.loads(self.client_info_json)
+        return info
 
     def context(self) -> RequestContext:
         return RequestContext(
