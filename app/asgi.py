@@ -18,19 +18,15 @@ from app import __version__, metrics
 from app.admin import admin_router
 from app.admin.status import index_lag_seconds
 from app.runtime import Runtime
+from app.settings import Settings
 from app.transports.http import StreamableHttpEndpoint
 from app.transports.origin import LOOPBACK_HOSTS, OriginGuard, OriginPolicy
 
-LOOPBACK_BINDS = {"127.0.0.1", "localhost", "::1"}
 
-
-def origin_policy(runtime: Runtime) -> OriginPolicy:
-    """Origins from the settings; Host checked against loopback names when bound to loopback."""
-    settings = runtime.settings
-    hosts: list[str] | None = list(settings.allowed_hosts) or None
-    if settings.host in LOOPBACK_BINDS:
-        hosts = [*LOOPBACK_HOSTS, *settings.allowed_hosts]
-    return OriginPolicy(settings.origins, hosts)
+def origin_policy(settings: Settings) -> OriginPolicy:
+    """Origins from the settings; Host checked against the loopback names plus the configured
+    ones, whatever the bind address (a 0.0.0.0 bind is no less exposed to DNS rebinding)."""
+    return OriginPolicy(settings.origins, [*LOOPBACK_HOSTS, *settings.allowed_hosts])
 
 
 def create_app(runtime: Runtime) -> FastAPI:
@@ -46,7 +42,11 @@ def create_app(runtime: Runtime) -> FastAPI:
     app = FastAPI(title="docshelf", version=__version__, lifespan=lifespan)
     app.add_exception_handler(RequestValidationError, _unprocessable)
     endpoint = StreamableHttpEndpoint(
-        runtime.server, runtime.sessions, runtime.bus, keepalive_s=runtime.settings.keepalive_s
+        runtime.server,
+        runtime.sessions,
+        runtime.bus,
+        keepalive_s=runtime.settings.keepalive_s,
+        body_timeout_s=runtime.settings.body_timeout,
     )
     app.router.routes.append(Route("/mcp", endpoint.handle, methods=["GET", "POST", "DELETE"]))
 
@@ -97,7 +97,7 @@ def create_app(runtime: Runtime) -> FastAPI:
     )
     app.include_router(admin_router(runtime))
 
-    app.add_middleware(OriginGuard, policy=origin_policy(runtime))
+    app.add_middleware(OriginGuard, policy=origin_policy(runtime.settings))
     return app
 
 

@@ -89,6 +89,63 @@ def _http_options(parser: argparse.ArgumentParser) -> None:
         help="a Host header value to accept besides loopback names; repeatable "
         "(env DOCSHELF_ALLOWED_HOSTS)",
     )
+    limits = parser.add_argument_group("HTTP connections")
+    limits.add_argument(
+        "--header-timeout",
+        type=float,
+        metavar="SECONDS",
+        help="close a connection whose request line and headers take longer "
+        "(env DOCSHELF_HEADER_TIMEOUT; default 10)",
+    )
+    limits.add_argument(
+        "--body-timeout",
+        type=float,
+        metavar="SECONDS",
+        help="answer 408 to a POST whose body takes longer (env DOCSHELF_BODY_TIMEOUT; default 30)",
+    )
+    limits.add_argument(
+        "--keep-alive-timeout",
+        type=int,
+        metavar="SECONDS",
+        help="close an idle keep-alive connection after this (env DOCSHELF_KEEP_ALIVE_TIMEOUT; "
+        "default 5)",
+    )
+    limits.add_argument(
+        "--max-connections",
+        type=int,
+        metavar="N",
+        help="answer 503 beyond this many open connections or running requests, streams "
+        "included (env DOCSHELF_MAX_CONNECTIONS; default 1000)",
+    )
+    limits.add_argument(
+        "--max-header-bytes",
+        type=int,
+        metavar="N",
+        help="answer 400 to a request line and headers still incomplete at this size "
+        "(env DOCSHELF_MAX_HEADER_BYTES; default 16384)",
+    )
+    limits.add_argument(
+        "--shutdown-timeout",
+        type=int,
+        metavar="SECONDS",
+        help="on SIGTERM, wait at most this long for requests in progress "
+        "(env DOCSHELF_SHUTDOWN_TIMEOUT; default 10)",
+    )
+    sessions = parser.add_argument_group("2025-era sessions")
+    sessions.add_argument(
+        "--session-idle-timeout",
+        type=float,
+        metavar="SECONDS",
+        help="end a session unused this long; later requests with its id get 404 "
+        "(env DOCSHELF_SESSION_IDLE_TIMEOUT; default 3600)",
+    )
+    sessions.add_argument(
+        "--max-sessions",
+        type=int,
+        metavar="N",
+        help="sessions kept at once; a new one ends the least recently used idle one "
+        "(env DOCSHELF_MAX_SESSIONS; default 1000)",
+    )
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -162,6 +219,14 @@ def settings_from(args: argparse.Namespace) -> Settings:
         "port",
         "allowed_origins",
         "allowed_hosts",
+        "session_idle_timeout",
+        "max_sessions",
+        "header_timeout",
+        "body_timeout",
+        "keep_alive_timeout",
+        "max_connections",
+        "max_header_bytes",
+        "shutdown_timeout",
     ):
         value = getattr(args, name, None)
         if value is not None:

@@ -2,7 +2,12 @@
 
 Uvicorn waits for open responses before it shuts down; SSE notification streams
 never finish on their own, so the first SIGINT/SIGTERM closes the event bus,
-which ends every stream gracefully (subscriptions "Graceful Closure").
+which ends every stream gracefully (subscriptions "Graceful Closure"). Anything
+else still running after ``shutdown_timeout`` is cancelled.
+
+Every connection is bounded in time and number (Settings): a deadline for the
+request head (``app.transports.deadline``) and the body (``app.transports.body``),
+uvicorn's keep-alive timeout, header size limit and concurrency limit (503).
 """
 
 from __future__ import annotations
@@ -16,6 +21,7 @@ import uvicorn
 
 from app.asgi import create_app
 from app.runtime import Runtime
+from app.transports.deadline import with_head_deadline
 
 log = logging.getLogger(__name__)
 
@@ -50,6 +56,15 @@ def run_http(runtime: Runtime) -> None:
         settings.port,
     )
     config = uvicorn.Config(
-        create_app(runtime), host=settings.host, port=settings.port, log_level=settings.log_level
+        create_app(runtime),
+        host=settings.host,
+        port=settings.port,
+        log_level=settings.log_level,
+        # uvicorn has no deadline for a request's head; this protocol adds one (see there).
+        http=with_head_deadline(settings.header_timeout),
+        h11_max_incomplete_event_size=settings.max_header_bytes,
+        timeout_keep_alive=settings.keep_alive_timeout,
+        limit_concurrency=settings.max_connections,
+        timeout_graceful_shutdown=settings.shutdown_timeout,
     )
     GracefulServer(config, runtime).run()

@@ -98,7 +98,9 @@ class Runtime:
             catalogued=self.readiness.catalogued,
         )
         self.server = McpServer(self.resources, instructions=INSTRUCTIONS)
-        self.sessions = SessionRegistry()
+        self.sessions = SessionRegistry(
+            idle_timeout_s=settings.session_idle_timeout, max_sessions=settings.max_sessions
+        )
         self.started_at = time.time()
         # Reindex jobs (admin API, `docshelf reindex`); every finished pass feeds /metrics.
         self.jobs = JobRunner(self.database, self.indexer, observer=metrics.observe_index)

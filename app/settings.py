@@ -64,6 +64,36 @@ class Settings(BaseSettings):
         200, ge=10, le=10_000, description="quiet time before a batch is indexed"
     )
     keepalive_s: float = Field(15.0, gt=0, description="SSE keep-alive comment interval")
+    session_idle_timeout: float = Field(
+        3600.0, gt=0, description="seconds a 2025-era HTTP session may go unused before it ends"
+    )
+    max_sessions: int = Field(
+        1000,
+        ge=1,
+        description="2025-era HTTP sessions kept at once (then the least recently "
+        "used idle one ends)",
+    )
+    # HTTP connections (uvicorn's limits, and the request-head deadline it lacks).
+    header_timeout: float = Field(
+        10.0, gt=0, description="seconds a client may take to send a request's line and headers"
+    )
+    body_timeout: float = Field(
+        30.0, gt=0, description="seconds a client may take to send a POST body"
+    )
+    keep_alive_timeout: int = Field(
+        5, ge=1, description="seconds an idle keep-alive connection stays open"
+    )
+    max_connections: int = Field(
+        1000, ge=1, description="open connections and requests (streams too) before 503"
+    )
+    max_header_bytes: int = Field(
+        16 * 1024,
+        ge=1024,
+        description="a request line and headers still incomplete at this size get 400",
+    )
+    shutdown_timeout: int = Field(
+        10, ge=0, description="seconds shutdown waits for requests in progress"
+    )
     index_on_start: bool = True
 
     _split = field_validator(

@@ -2,8 +2,9 @@
 
 Run by the image's ``HEALTHCHECK`` and by docker-compose with the image's Python
 (slim images have no curl). It reads the same ``DOCSHELF_*`` variables as the
-server: the port, and the allowed hosts, because a server that binds 0.0.0.0 with
-``DOCSHELF_ALLOWED_HOSTS`` set answers 403 to any other ``Host`` header.
+server: the port, and the allowed hosts, so it presents a name the deployment is
+configured to answer to (the server answers 403 to a ``Host`` that is neither a
+loopback name nor in ``DOCSHELF_ALLOWED_HOSTS``, whatever address it binds).
 """
 
 from __future__ import annotations

@@ -35,6 +35,15 @@ def test_help_explains_every_subcommand_and_option() -> None:
         "--data-dir",
         "--database-url",
         "--allowed-origin",
+        "--allowed-host",
+        "--header-timeout",
+        "--body-timeout",
+        "--keep-alive-timeout",
+        "--max-connections",
+        "--max-header-bytes",
+        "--shutdown-timeout",
+        "--session-idle-timeout",
+        "--max-sessions",
     ):
         assert option in serve
     assert "DOCSHELF_" in serve

@@ -17,6 +17,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import re
@@ -39,6 +40,7 @@ from jsonschema import Draft7Validator
 from sqlalchemy.engine import make_url
 
 import app
+from app.asgi import origin_policy
 from app.cli import build_parser
 from app.desktop_config import desktop_config, docshelf_command
 from app.settings import Settings
@@ -351,9 +353,69 @@ def test_every_docshelf_variable_set_anywhere_is_a_setting() -> None:
         for source, keys in set_by.items()
     }
     assert not any(unknown.values()), f"not settings: {unknown}; settings are {sorted(known)}"
-    # .env.example's other variables are exactly the ones compose interpolates (no typos).
+    # .env.example's other variables are exactly the ones compose interpolates for itself, and
+    # the DOCSHELF_* ones it interpolates are settings that .env.example shows (no typos).
+    interpolated = compose_variables()
     others = {k for k in env_example() if not k.startswith(SETTINGS_PREFIX)}
-    assert others == compose_variables(), (others, compose_variables())
+    own = {v for v in interpolated if not v.startswith(SETTINGS_PREFIX)}
+    assert others == own, (others, own)
+    passed_on = interpolated - own
+    assert passed_on <= known & set(env_example()), (passed_on, sorted(known))
+
+
+def container_env(service: str, dotenv: dict[str, str]) -> dict[str, str]:
+    """What a compose service's container gets: image ENV, then .env, then compose's
+    ``environment`` (interpolated from the same .env)."""
+    instructions = parse_dockerfile(DOCKERFILE.read_text())
+    final_stage = max(i.stage for i in instructions)
+    image_env = {
+        k: v
+        for i in instructions
+        if i.keyword == "ENV" and i.stage == final_stage
+        for k, v in env_pairs(i.args).items()
+    }
+    environment = interpolate(compose()["services"][service].get("environment", {}), dotenv)
+    return {**image_env, **dotenv, **environment}
+
+
+def settings_in(env: dict[str, str], monkeypatch: pytest.MonkeyPatch) -> Settings:
+    for key in [k for k in os.environ if k.startswith(SETTINGS_PREFIX)]:
+        monkeypatch.delenv(key)
+    for key, value in env.items():
+        if key.startswith(SETTINGS_PREFIX):
+            monkeypatch.setenv(key, value)
+    return Settings()
+
+
+def health_probe_host(env: dict[str, str]) -> str:
+    """The Host header ``deploy/healthcheck.py`` sends with this environment."""
+    spec = importlib.util.spec_from_file_location("healthcheck", HEALTHCHECK_SCRIPT)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return str(module.probe_host(env))
+
+
+@pytest.mark.parametrize("service", ["docshelf", "docshelf-pg"])
+@pytest.mark.parametrize(
+    "dotenv",
+    [{}, {"DOCSHELF_ALLOWED_HOSTS": "docs.example.com"}],
+    ids=["nothing-set", "a-proxy-name"],
+)
+def test_compose_answers_to_loopback_its_service_name_and_the_configured_names(
+    service: str, dotenv: dict[str, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The container binds 0.0.0.0; the Host check (DNS rebinding) stays on, so compose must
+    # name every Host a deployer uses: the published port on this machine, the service name
+    # on the compose network, the proxy's name from .env, and what the health probe sends.
+    env = container_env(service, {"POSTGRES_PASSWORD": "s3cret", **dotenv})
+    policy = origin_policy(settings_in(env, monkeypatch))
+    for host in ("localhost:8000", "127.0.0.1:8000", f"{service}:8000", health_probe_host(env)):
+        assert policy.host_allowed(host), host
+    for name in dotenv.get("DOCSHELF_ALLOWED_HOSTS", "").split(","):
+        assert not name or policy.host_allowed(name), name
+    assert not policy.host_allowed("evil.example")
+    assert not policy.host_allowed("evil.example:8000")
 
 
 @pytest.mark.parametrize("service", ["docshelf", "docshelf-pg"])
@@ -361,22 +423,9 @@ def test_the_environment_each_container_gets_validates_as_settings(
     service: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Image ENV, then .env (every example uncommented), then compose's environment."""
-    image_env = {
-        k: v
-        for i in parse_dockerfile(DOCKERFILE.read_text())
-        if i.keyword == "ENV"
-        and i.stage == max(x.stage for x in parse_dockerfile(DOCKERFILE.read_text()))
-        for k, v in env_pairs(i.args).items()
-    }
-    dotenv = {**env_example(), "POSTGRES_PASSWORD": "s3cret"}
-    environment = interpolate(compose()["services"][service].get("environment", {}), dotenv)
-    final = {**image_env, **dotenv, **environment}
-    for key in [k for k in os.environ if k.startswith(SETTINGS_PREFIX)]:
-        monkeypatch.delenv(key)
-    for key, value in final.items():
-        if key.startswith(SETTINGS_PREFIX):
-            monkeypatch.setenv(key, value)
-    settings = Settings()
+    settings = settings_in(
+        container_env(service, {**env_example(), "POSTGRES_PASSWORD": "s3cret"}), monkeypatch
+    )
     assert settings.data_dir == Path("/data") and settings.port == 8000
     assert [folder for _name, folder in settings.shelf_specs()] == [Path("/shelf")]
     assert settings.allowed_origins and settings.allowed_hosts

@@ -5,10 +5,14 @@ Each bad request gets its exact error, and the next good request still works.
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
+import httpx
 import pytest
 
 from tests.support.schema import validate, validate_error, validate_response
-from tests.support.servers import LEGACY, MODERN, RawClient, modern_meta
+from tests.support.servers import LEGACY, MODERN, RawClient, modern_meta, serve
 
 ACCEPT_BOTH = "application/json, text/event-stream"
 
@@ -243,6 +247,163 @@ def test_invalid_requests_are_32600(raw: RawClient, message: object) -> None:
     assert_still_serving(raw)
 
 
+def nested(depth: int, leaf: str = "1") -> str:
+    """JSON text: ``depth`` arrays, one inside the other."""
+    return "[" * depth + leaf + "]" * depth
+
+
+def modern_text(method: str, params_text: str) -> bytes:
+    """A 2026-07-28 request with hand-written JSON text for its params (``_meta`` added)."""
+    meta = json.dumps(modern_meta())
+    return (
+        f'{{"jsonrpc":"2.0","id":1,"method":"{method}","params":{{"_meta":{meta},{params_text}}}}}'
+    ).encode()
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        nested(100_000).encode(),
+        b'{"jsonrpc":"2.0","id":1,"method":"server/discover","params":' + b"{" * 3000,
+        modern_text("server/discover", f'"deep":{nested(100_000)}'),
+        modern_text("resources/list", f'"cursor":{nested(100_000)}'),
+        modern_text("server/discover", f'"deep":{nested(63)}'),  # 65 in all
+    ],
+    ids=["bare-array", "unclosed-objects", "in-params", "as-cursor", "one-level-too-deep"],
+)
+def test_nesting_deeper_than_64_levels_is_parse_error_32700_not_500(
+    raw: RawClient, text: bytes
+) -> None:
+    # JSON-RPC 2.0 "Error object": -32700 Parse error, "an error occurred on the server while
+    # parsing the JSON text"; the id could not be read, so there is none (basic/index "Responses").
+    response = raw.post(
+        None, {"MCP-Protocol-Version": MODERN, "Mcp-Method": "server/discover"}, raw=text
+    )
+    assert response.status_code == 400
+    body = response.json()
+    validate_error(MODERN, body)
+    assert body["error"]["code"] == -32700 and "id" not in body
+    assert_still_serving(raw)
+
+
+def test_nesting_up_to_64_levels_is_read(raw: RawClient) -> None:
+    response = raw.post(
+        None,
+        {"MCP-Protocol-Version": MODERN, "Mcp-Method": "server/discover"},
+        raw=modern_text("server/discover", f'"deep":{nested(62)}'),  # 64 with the envelope
+    )
+    assert response.status_code == 200, response.text
+    validate_response(MODERN, "DiscoverResult", response.json())
+
+
+@pytest.mark.parametrize(
+    "cursor",
+    [json.loads(nested(60)), [], {"after": "docshelf://shelf/a"}, 7, True, "", "x" * 20_000],
+    ids=["nested", "array", "object", "number", "bool", "empty", "huge"],
+)
+def test_a_cursor_that_is_not_one_we_issued_is_32602_in_both_eras(
+    raw: RawClient, cursor: object
+) -> None:
+    # server/utilities/pagination "Error Handling": invalid cursors → -32602.
+    modern = raw.modern("resources/list", {"cursor": cursor}).json()
+    validate_error(MODERN, modern)
+    assert modern["error"]["code"] == -32602 and "cursor" in modern["error"]["message"].lower()
+    session = raw.initialize()
+    legacy = raw.legacy(session, "resources/list", {"cursor": cursor}).json()
+    validate_error(LEGACY, legacy)
+    assert legacy["error"]["code"] == -32602
+    assert_still_serving(raw)
+
+
+def test_invalid_utf8_is_parse_error_32700(raw: RawClient) -> None:
+    response = raw.post(None, raw=b'{"jsonrpc":"2.0","id":1,"method":"ping\xff\xfe"}')
+    assert response.status_code == 400
+    body = response.json()
+    validate_error(MODERN, body)
+    assert body["error"]["code"] == -32700 and "id" not in body
+    assert_still_serving(raw)
+
+
+def test_lone_surrogates_are_answered_not_500(raw: RawClient) -> None:
+    # JSON text may escape a lone surrogate ("\ud800") that no UTF-8 encodes; answers that
+    # echo one (the id, an unknown method, a URI) must still go out as JSON.
+    mismatch = raw.post(
+        None,
+        {"MCP-Protocol-Version": MODERN, "Mcp-Method": "server/discover"},
+        raw=modern_text("resources/list", '"x":1').replace(b'"id":1', b'"id":"\\ud800"'),
+    )
+    assert mismatch.status_code == 400, mismatch.text
+    body = mismatch.json()
+    validate_error(MODERN, body)
+    assert body["id"] == "\ud800" and body["error"]["code"] == -32020
+    session = raw.initialize()
+    headers = {"Mcp-Session-Id": session, "MCP-Protocol-Version": LEGACY}
+    unknown = raw.post(
+        None, headers, raw=b'{"jsonrpc":"2.0","id":"\\udfff","method":"no/such\\ud800"}'
+    )
+    assert unknown.status_code == 200, unknown.text
+    body = unknown.json()
+    validate_error(LEGACY, body)
+    assert body["id"] == "\udfff" and body["error"]["code"] == -32601
+    read = raw.post(
+        None,
+        headers,
+        raw=b'{"jsonrpc":"2.0","id":2,"method":"resources/read",'
+        b'"params":{"uri":"docshelf://shelf/\\udc80.md"}}',
+    )
+    body = read.json()
+    validate_error(LEGACY, body)
+    assert body["error"]["code"] == -32002
+    assert body["error"]["data"] == {"uri": "docshelf://shelf/\udc80.md"}
+    assert_still_serving(raw)
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        {"jsonrpc": "2.0", "id": 1, "method": "resources/list", "params": None},
+        {"jsonrpc": "2.0", "id": 1, "method": "resources/list", "params": "x"},
+        {"jsonrpc": "2.0", "id": 1, "method": "resources/list", "params": 3},
+        {"jsonrpc": "2.0", "id": 1, "method": "resources/list", "params": True},
+        {"jsonrpc": "2.0", "id": 1, "method": None},
+        {"jsonrpc": "2.0", "id": 1, "method": ["server/discover"]},
+        {"jsonrpc": "2.0", "id": 1.5, "method": "server/discover"},
+        {"jsonrpc": "2.0", "id": True, "method": "server/discover"},
+        {"jsonrpc": "2.0", "id": [1], "method": "server/discover"},
+        {"jsonrpc": "2.0", "id": {"a": 1}, "method": "server/discover"},
+        {"jsonrpc": 2.0, "id": 1, "method": "server/discover"},
+        {"id": 1, "method": "server/discover"},
+        {},
+        42,
+        [],
+    ],
+)
+def test_every_malformed_envelope_is_32600(raw: RawClient, message: object) -> None:
+    response = raw.post(message, {"MCP-Protocol-Version": MODERN, "Mcp-Method": "server/discover"})
+    assert response.status_code == 400
+    body = response.json()
+    validate_error(MODERN, body)
+    assert body["error"]["code"] == -32600
+    assert_still_serving(raw)
+
+
+def test_initialize_without_an_id_starts_no_session(raw: RawClient) -> None:
+    # A notification gets no response (JSON-RPC 2.0 "Notification"); initialize must be a request.
+    response = raw.post(
+        {
+            "jsonrpc": "2.0",
+            "method": "initialize",
+            "params": {"protocolVersion": LEGACY, "capabilities": {}, "clientInfo": {}},
+        }
+    )
+    assert response.status_code == 400
+    assert "mcp-session-id" not in response.headers
+    body = response.json()
+    validate_error(LEGACY, body)
+    assert body["error"]["code"] == -32600 and "id" not in body
+    assert_still_serving(raw)
+
+
 def test_accept_without_event_stream_is_406(raw: RawClient) -> None:
     response = raw.modern("resources/list", headers={"Accept": "application/json"})
     assert response.status_code == 406
@@ -272,6 +433,38 @@ def test_rebinding_host_is_403(raw: RawClient) -> None:
 def test_loopback_origin_is_allowed(raw: RawClient) -> None:
     response = raw.modern("resources/list", headers={"Origin": "http://localhost:6274"})
     assert response.status_code == 200
+
+
+@pytest.mark.parametrize("allowed", [[], ["docs.example.com"]], ids=["no-names", "one-name"])
+def test_host_check_stays_on_when_bound_to_every_interface(
+    tmp_path: Path, allowed: list[str]
+) -> None:
+    # streamable-http "Security & Endpoint": DNS-rebinding protection. The container binds
+    # 0.0.0.0; a rebinding attack still arrives with the attacker's name in Host, so the check
+    # holds for every bind: loopback names plus the configured --allowed-host names.
+    (tmp_path / "shelf").mkdir()
+    flags = [arg for name in allowed for arg in ("--allowed-host", name)]
+    with serve(tmp_path / "shelf", tmp_path / "data", "--host", "0.0.0.0", *flags) as server:
+        raw = RawClient(server.url)
+        port = httpx.URL(server.base).port
+
+        def discover(host: str) -> httpx.Response:
+            return raw.modern("server/discover", headers={"Host": host})
+
+        refused = discover("evil.example")
+        assert refused.status_code == 403
+        body = refused.json()
+        validate_error(MODERN, body)
+        assert "id" not in body
+        assert "'evil.example'" in body["error"]["message"]
+        assert "--allowed-host" in body["error"]["message"]
+        assert discover(f"evil.example:{port}").status_code == 403
+        for host in (f"localhost:{port}", f"127.0.0.1:{port}", f"[::1]:{port}", "localhost"):
+            assert discover(host).status_code == 200, host
+        for name in allowed:
+            assert discover(name).status_code == 200, name
+            assert discover(f"{name}:443").status_code == 200, name
+        raw.close()
 
 
 # -- 2025-11-25 (handshake era) ---------------------------------------------------------------

@@ -65,6 +65,10 @@ async def _changes(
             yield changes
 
 
+# URIs one listen stream may watch: the stream holds them as long as it is open.
+MAX_LISTEN_URIS = 1000
+
+
 @dataclass(frozen=True, slots=True)
 class ListenFilter:
     """The part of a ``subscriptions/listen`` filter this server honours."""
@@ -84,6 +88,12 @@ class ListenFilter:
             raise wire.McpError(
                 wire.INVALID_PARAMS,
                 "subscriptions/listen: resourceSubscriptions must be an array of URIs",
+            )
+        if len(uris) > MAX_LISTEN_URIS:
+            raise wire.McpError(
+                wire.INVALID_PARAMS,
+                f"subscriptions/listen: at most {MAX_LISTEN_URIS} resourceSubscriptions per "
+                f"stream, got {len(uris)}; split them over several streams",
             )
         return cls(requested.get("resourcesListChanged") is True, tuple(dict.fromkeys(uris)))
 
@@ -154,4 +164,5 @@ async def session_stream(
                 yield message
     finally:
         session.listener = None
+        session.touch()  # idle from now, not from its last request (app.mcp.sessions)
         bus.unlisten(listener)

@@ -25,6 +25,7 @@ from storage.builder import FormatBuilder
 from storage.catalog import Catalog, DocumentRecord, VariantRecord
 from storage.shelves import NotRegularFile, OutsideShelf, Shelf
 from storage.store import RepresentationStore
+from storage.uris import MAX_URI_LENGTH
 
 # Which role a derived representation plays in negotiation (DESIGN D4/D5).
 ROLE_BY_MIME = {
@@ -81,6 +82,14 @@ def _with_omissions(result: dict[str, Any], omitted: list[dict[str, str]]) -> di
     return result
 
 
+def _could_be_indexed(uri: str) -> bool:
+    """Whether the index could hold ``uri``: the indexer stores only percent-encoded
+    printable ASCII of at most ``MAX_URI_LENGTH`` characters. Anything else is not found
+    without a query — the databases cannot even compare a NUL (PostgreSQL) or a lone
+    surrogate (SQLite) — and a 4 MiB "URI" costs no index lookup."""
+    return len(uri) <= MAX_URI_LENGTH and uri.isascii() and uri.isprintable()
+
+
 class ResourceService:
     def __init__(
         self,
@@ -113,6 +122,8 @@ class ResourceService:
         uri = params.get("uri")
         if not isinstance(uri, str) or not uri:
             raise wire.McpError(wire.INVALID_PARAMS, "params.uri must be a non-empty string")
+        if not _could_be_indexed(uri):
+            raise ctx.era.resource_not_found(uri)
         record = self.catalog.get(uri)
         if record is None:
             raise ctx.era.resource_not_found(uri)

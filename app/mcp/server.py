@@ -13,7 +13,7 @@ from typing import Any
 
 import anyio
 
-from app.mcp import wire
+from app.mcp import codec, wire
 from app.mcp.context import MODERN, SERVER_INFO, RequestContext, is_modern_request, modern_context
 from app.mcp.resources import ResourceService
 from app.mcp.sessions import LegacySession
@@ -23,6 +23,9 @@ from app.negotiation import EXTENSION_ID, describe, parse_features
 log = logging.getLogger(__name__)
 
 Handler = Callable[[RequestContext, Mapping[str, Any]], dict[str, Any]]
+
+# What initialize may ask a session to keep, per field, as compact JSON.
+MAX_STORED_BYTES = 64 * 1024
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,6 +74,20 @@ def parse_message(raw: Any) -> Incoming:
             wire.INVALID_REQUEST, 'Invalid Request: "params" must be an object', http_status=400
         )
     return Incoming("request" if "id" in raw else "notification", request_id, method, params)
+
+
+def _to_store(name: str, value: object) -> bytes:
+    """``value`` as the compact JSON a session keeps; -32602 if over ``MAX_STORED_BYTES``:
+    a session keeps it for its whole life, so its size is bounded like the number of
+    sessions is."""
+    stored = codec.encode(value)
+    if len(stored) > MAX_STORED_BYTES:
+        raise wire.McpError(
+            wire.INVALID_PARAMS,
+            f"initialize: params.{name} is {len(stored)} bytes as JSON; a session keeps at "
+            f"most {MAX_STORED_BYTES} (64 KiB) of it",
+        )
+    return stored
 
 
 def request_id_of(raw: Any) -> Any:
@@ -124,13 +141,15 @@ class McpServer:
         if not isinstance(capabilities, dict):
             raise wire.McpError(wire.INVALID_PARAMS, "initialize: capabilities must be an object")
         client_info = params.get("clientInfo")
+        stored_capabilities = _to_store("capabilities", capabilities)
+        stored_info = _to_store(
+            "clientInfo", client_info if isinstance(client_info, dict) else None
+        )
         # "If the server supports the requested protocol version, it MUST respond with the same
         # version. Otherwise, the server MUST respond with another protocol version it supports."
         version = requested if requested in wire.LEGACY_VERSIONS else wire.LATEST_LEGACY
         negotiated = describe(parse_features(capabilities), binary_cap=self.resources.binary_cap)
-        session = LegacySession(
-            version, capabilities, client_info if isinstance(client_info, dict) else None
-        )
+        session = LegacySession(version, stored_capabilities, stored_info)
         result = {
             "protocolVersion": version,
             "capabilities": self.capabilities(),

@@ -7,25 +7,25 @@ then the era's own checks (2025-11-25: session and version headers;
 
 from __future__ import annotations
 
-import json
 import logging
 from collections.abc import AsyncIterator
 from typing import Any
 
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 
-from app.mcp import wire
+from app.mcp import codec, wire
 from app.mcp.context import is_modern_request, modern_context, require_meta_fields
 from app.mcp.notifications import ListenFilter, listen, session_stream
 from app.mcp.server import Incoming, McpServer, parse_message, request_id_of
 from app.mcp.sessions import LegacySession, SessionRegistry
+from app.transports.body import read_body
 from app.transports.headers import check_request_headers
 from storage.events import EventBus
 
 log = logging.getLogger(__name__)
 
-MAX_BODY_BYTES = 4 * 1024 * 1024
+MAX_BODY_BYTES = codec.MAX_MESSAGE_BYTES
 # streamable-http "Receiving Messages": SSE responses SHOULD carry X-Accel-Buffering: no.
 SSE_HEADERS = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
 
@@ -36,11 +36,7 @@ async def sse_events(messages: AsyncIterator[dict[str, Any] | None]) -> AsyncIte
         if message is None:
             yield b": keep-alive\n\n"
         else:
-            yield (
-                b"event: message\ndata: "
-                + json.dumps(message, separators=(",", ":")).encode()
-                + b"\n\n"
-            )
+            yield b"event: message\ndata: " + codec.encode(message) + b"\n\n"
 
 
 def sse_response(
@@ -51,11 +47,25 @@ def sse_response(
     )
 
 
-def _error(error: wire.McpError, request_id: Any = None) -> JSONResponse:
-    return JSONResponse(wire.error_response(request_id, error), status_code=error.http_status)
+class MessageResponse(JSONResponse):
+    """A JSON-RPC message as the body, written by :func:`app.mcp.codec.encode` (which, unlike
+    Starlette's renderer, does not fail on a lone surrogate echoed from the request)."""
+
+    def render(self, content: Any) -> bytes:
+        return codec.encode(content)
 
 
-def _bad_request(message: str, status: int = 400, code: int = wire.INVALID_REQUEST) -> JSONResponse:
+def _error(
+    error: wire.McpError, request_id: Any = None, headers: dict[str, str] | None = None
+) -> MessageResponse:
+    return MessageResponse(
+        wire.error_response(request_id, error), status_code=error.http_status, headers=headers
+    )
+
+
+def _bad_request(
+    message: str, status: int = 400, code: int = wire.INVALID_REQUEST
+) -> MessageResponse:
     return _error(wire.McpError(code, message, http_status=status))
 
 
@@ -75,12 +85,19 @@ def accepts_json_and_sse(accept: str) -> bool:
 
 class StreamableHttpEndpoint:
     def __init__(
-        self, server: McpServer, sessions: SessionRegistry, bus: EventBus, *, keepalive_s: float
+        self,
+        server: McpServer,
+        sessions: SessionRegistry,
+        bus: EventBus,
+        *,
+        keepalive_s: float,
+        body_timeout_s: float,
     ) -> None:
         self.server = server
         self.sessions = sessions
         self.bus = bus
         self.keepalive_s = keepalive_s
+        self.body_timeout_s = body_timeout_s
 
     async def handle(self, request: Request) -> Response:
         if request.method == "POST":
@@ -119,13 +136,16 @@ class StreamableHttpEndpoint:
             return _bad_request(
                 "Not Acceptable: Accept must list application/json and text/event-stream", 406
             )
-        body = await request.body()
-        if len(body) > MAX_BODY_BYTES:
-            return _bad_request(f"Payload Too Large: at most {MAX_BODY_BYTES} bytes", 413)
         try:
-            raw = json.loads(body)
-        except (ValueError, UnicodeDecodeError) as exc:
-            return _bad_request(f"Parse error: {exc}", 400, wire.PARSE_ERROR)
+            body = await read_body(request, limit=MAX_BODY_BYTES, timeout_s=self.body_timeout_s)
+        except wire.McpError as error:
+            return _error(error, headers={"Connection": "close"})
+        except ClientDisconnect:
+            return Response(status_code=400)  # nobody is left to read it
+        try:
+            raw = codec.decode(body)
+        except wire.McpError as error:
+            return _error(error)
         try:
             message = parse_message(raw)
             if message.kind == "response":
@@ -144,10 +164,18 @@ class StreamableHttpEndpoint:
             return _error(error, request_id_of(raw))
 
     async def _initialize(self, message: Incoming) -> Response:
+        if message.kind != "request":
+            # A notification has no id to answer; a session nobody can learn the id of would
+            # only take up room (2025-11-25 basic/lifecycle: initialize is a request).
+            raise wire.McpError(
+                wire.INVALID_REQUEST,
+                'Invalid Request: initialize must be a request, with an "id"',
+                http_status=400,
+            )
         session, result = self.server.initialize(message.params)
         self.sessions.add(session)
         log.info("session %s… started (%s)", session.id[:8], session.protocol_version)
-        return JSONResponse(
+        return MessageResponse(
             wire.result_response(message.id, result),
             headers={"Mcp-Session-Id": session.id},
         )
@@ -171,7 +199,7 @@ class StreamableHttpEndpoint:
                 listen(self.bus, message.id, listen_filter, keepalive_s=self.keepalive_s)
             )
         result = await self.server.call(message, ctx)
-        return JSONResponse(wire.result_response(message.id, result))
+        return MessageResponse(wire.result_response(message.id, result))
 
     async def _legacy(self, request: Request, message: Incoming) -> Response:
         session = self._session(request)
@@ -197,7 +225,7 @@ class StreamableHttpEndpoint:
                 session.initialized = True
             return Response(status_code=202)
         result = await self.server.call(message, session.context())
-        return JSONResponse(wire.result_response(message.id, result))
+        return MessageResponse(wire.result_response(message.id, result))
 
     def _session(self, request: Request) -> LegacySession | None:
         """The request's session; None without the header; 404 for an unknown one."""

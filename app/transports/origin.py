@@ -7,9 +7,11 @@ body MAY comprise a JSON-RPC error response that has no id."
 
 An allowed origin without a port (``http://localhost``) admits that scheme and
 host on any port; with a port, only that port. The Host header is checked the
-same way against the allowed hosts, which default to the loopback names when
-the server binds to loopback — a rebinding attack arrives with the attacker's
-host name.
+same way against the allowed hosts — always, whatever address the server binds:
+a rebinding attack arrives with the attacker's host name, and a server bound to
+``0.0.0.0`` (the container image) is as reachable from a rebound browser as one
+bound to loopback. The loopback names are always allowed; deployments reached
+under another name list it with ``--allowed-host``.
 """
 
 from __future__ import annotations
@@ -45,7 +47,10 @@ def _split_host(value: str) -> tuple[str, int | None] | None:
 
 
 class OriginPolicy:
-    def __init__(self, allowed_origins: Iterable[str], allowed_hosts: Iterable[str] | None) -> None:
+    """Which ``Origin`` and ``Host`` values to serve. There is no "any host": the Host check
+    cannot be switched off, only widened by naming hosts."""
+
+    def __init__(self, allowed_origins: Iterable[str], allowed_hosts: Iterable[str]) -> None:
         self._origins = []
         for origin in allowed_origins:
             parsed = _split_origin(origin)
@@ -54,14 +59,12 @@ class OriginPolicy:
                     f"allowed origin {origin!r} is not of the form scheme://host[:port]"
                 )
             self._origins.append(parsed)
-        self._hosts: list[tuple[str, int | None]] | None = None
-        if allowed_hosts is not None:
-            self._hosts = []
-            for host in allowed_hosts:
-                parsed_host = _split_host(host)
-                if parsed_host is None:
-                    raise ValueError(f"allowed host {host!r} is not of the form host[:port]")
-                self._hosts.append(parsed_host)
+        self._hosts: list[tuple[str, int | None]] = []
+        for host in allowed_hosts:
+            parsed_host = _split_host(host)
+            if parsed_host is None:
+                raise ValueError(f"allowed host {host!r} is not of the form host[:port]")
+            self._hosts.append(parsed_host)
 
     def origin_allowed(self, origin: str) -> bool:
         parsed = _split_origin(origin)
@@ -73,8 +76,6 @@ class OriginPolicy:
         )
 
     def host_allowed(self, host_header: str) -> bool:
-        if self._hosts is None:
-            return True
         parsed = _split_host(host_header)
         if parsed is None:
             return False
@@ -96,8 +97,14 @@ class OriginGuard:
             if origin is not None and not self.policy.origin_allowed(origin):
                 await _forbid(send, f"Forbidden: origin {origin!r} is not allowed")
                 return
-            if not self.policy.host_allowed(headers.get("host", "")):
-                await _forbid(send, f"Forbidden: host {headers.get('host', '')!r} is not allowed")
+            host = headers.get("host", "")
+            if not self.policy.host_allowed(host):
+                await _forbid(
+                    send,
+                    f"Forbidden: Host {host!r} is not a name this server answers to "
+                    "(DNS-rebinding protection); to reach it under that name, add it with "
+                    "--allowed-host or DOCSHELF_ALLOWED_HOSTS",
+                )
                 return
         await self.app(scope, receive, send)
 

@@ -1,0 +1,84 @@
+"""JSON text in and out, bounded: what both transports use to read and write one message.
+
+Reading is where a hostile peer gets its say, so it is bounded three ways before
+any handler sees a value: size (``MAX_MESSAGE_BYTES``, checked by the
+transports while they read), UTF-8, and nesting depth. Python's parser recurses
+once per level and raises ``RecursionError`` somewhere past ~1,000 levels (how
+far depends on the caller's stack), and every later walk of the value (``repr``
+in an error message, ``json.dumps`` of stored capabilities) would recurse again;
+so anything deeper than ``MAX_DEPTH`` is refused at the door, the same way
+whether or not the parser managed it. Too deep, not UTF-8 or not JSON is
+-32700 (JSON-RPC 2.0 "Error object": "Invalid JSON was received by the server.
+An error occurred on the server while parsing the JSON text").
+
+Writing never fails on what a client sent: JSON text may escape a lone
+surrogate (``"\\ud800"``) that no UTF-8 can carry, and an error message or id
+that echoes it must still go out — escaped, as JSON allows.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from app.mcp import wire
+
+# One message: a POST body on Streamable HTTP, one line on stdio.
+MAX_MESSAGE_BYTES = 4 * 1024 * 1024
+# Levels of arrays and objects, the envelope included. MCP messages need fewer than ten;
+# client capabilities are free-form, so leave room.
+MAX_DEPTH = 64
+
+
+def _parse_error(reason: str) -> wire.McpError:
+    return wire.McpError(wire.PARSE_ERROR, f"Parse error: {reason}", http_status=400)
+
+
+def _deeper_than(value: Any, limit: int) -> bool:
+    """Whether arrays and objects nest more than ``limit`` levels; iterative, so a deep value
+    cannot exhaust the stack here either."""
+    level = [value] if isinstance(value, dict | list) else []
+    for _ in range(limit):
+        below: list[Any] = []
+        for node in level:
+            children = node.values() if isinstance(node, dict) else node
+            below.extend(child for child in children if isinstance(child, dict | list))
+        if not below:
+            return False
+        level = below
+    return bool(level)
+
+
+def decode(data: bytes) -> Any:
+    """The JSON value of one message; -32700 :class:`~app.mcp.wire.McpError` if it is not
+    UTF-8 JSON text of at most ``MAX_DEPTH`` levels."""
+    too_deep = f"arrays and objects nest deeper than {MAX_DEPTH} levels"
+    try:
+        # Strict UTF-8 (RFC 8259 §8.1): json.loads(bytes) would also take UTF-16/32 and
+        # UTF-8-encoded surrogates.
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise _parse_error(f"not UTF-8 ({exc.reason} at byte {exc.start})") from None
+    try:
+        value = json.loads(text)
+    except RecursionError:
+        raise _parse_error(too_deep) from None
+    except ValueError as exc:
+        raise _parse_error(str(exc)) from None
+    # Cheap bound first: a message with few brackets cannot be deep.
+    if data.count(b"[") + data.count(b"{") > MAX_DEPTH and _deeper_than(value, MAX_DEPTH):
+        raise _parse_error(too_deep)
+    return value
+
+
+def encode(message: Any) -> bytes:
+    """One message (or any JSON value) as compact UTF-8 JSON; lone surrogates (which UTF-8
+    cannot carry) escaped."""
+    try:
+        return json.dumps(
+            message, ensure_ascii=False, allow_nan=False, separators=(",", ":")
+        ).encode()
+    except UnicodeEncodeError:
+        return json.dumps(
+            message, ensure_ascii=True, allow_nan=False, separators=(",", ":")
+        ).encode()
