@@ -33,7 +33,8 @@ from converters.document import DocumentData, Page, document_json
 from converters.mdmodel import parse_markdown
 from converters.pdflayout import PageLayout, empty_layout, extract_layout
 from converters.pdfmarkdown import pdf_markdown
-from converters.pdfmeta import READ_ERRORS, read_metadata, read_outline
+from converters.pdfmeta import READ_ERRORS, read_metadata
+from converters.pdfoutline import read_outline
 from converters.textutil import summarize
 
 # pypdf logs a warning for every oddity of a damaged file and for each font it
