@@ -1,10 +1,13 @@
 """Page text with just enough layout to recover structure.
 
-pypdf's ``extract_text`` returns lines; its text visitor reports, for every
-piece of text, the font size and position. Together they give, per line, the
-effective font size (headings are set larger) and whether a vertical gap
-precedes it (a paragraph break), which plain extraction loses. The visitor
-costs nothing extra: it runs during the same extraction.
+An extractor reports each visual line with its effective font size (headings
+are set larger), baseline and boldness (:class:`TextLine`); :func:`lay_out`
+turns those into a :class:`PageLayout`: lines cleaned, paragraph breaks found
+from the vertical gaps, words hyphenated across lines joined. PDFium is the
+extractor (:mod:`converters.pdftext`); :func:`extract_layout` is the pypdf one,
+for pages PDFium cannot open. pypdf's ``extract_text`` returns lines and its
+text visitor reports, for every piece of text, the font size and position; the
+visitor costs nothing extra: it runs during the same extraction.
 """
 
 from __future__ import annotations
@@ -42,6 +45,20 @@ _UNMAPPED = re.compile("[\ufffd\ue000-\uf8ff\U000f0000-\U0010ffff]+")
 _HYPHEN_END = re.compile(r"(?<=[^\W\d_])-$")
 # Bold faces by PostScript name; TeX's Computer Modern bold is "CMBX"/"CMB".
 _BOLD_NAME = re.compile(r"bold|black|heavy|semibold|demi|\bcmbx|\+cmbx|\+cmb\d|-bx", re.IGNORECASE)
+
+
+@dataclass(frozen=True, slots=True)
+class TextLine:
+    """One visual line as an extractor found it, before :func:`lay_out`.
+
+    ``size`` is the dominant effective font size in points (0 if unknown),
+    ``y`` the baseline in page space (None if unknown).
+    """
+
+    text: str
+    size: float
+    y: float | None
+    bold: bool
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,7 +115,17 @@ def extract_layout(page: PageObject, number: int) -> PageLayout:
     raw = page.extract_text(visitor_text=visit)
     if "".join(run.text for run in runs) != raw:
         runs = [_Run(0, raw, 0.0, None, False)]
-    return PageLayout(number=number, lines=tuple(_dehyphenate(_lines(raw, runs))))
+    return lay_out(number, _text_lines(raw, runs))
+
+
+def lay_out(number: int, lines: Sequence[TextLine]) -> PageLayout:
+    """A page from its visual lines, in reading order: cleaned, in paragraphs, dehyphenated."""
+    cleaned = [
+        TextLine(text, line.size, line.y, line.bold)
+        for line in lines
+        if (text := clean_line(line.text))
+    ]
+    return PageLayout(number=number, lines=tuple(_dehyphenate(_paragraphs(cleaned))))
 
 
 def empty_layout(number: int) -> PageLayout:
@@ -111,12 +138,17 @@ def clean_line(text: str) -> str:
     return _UNMAPPED.sub("", clean_text(text.translate(_LIGATURES))).strip()
 
 
+def is_bold_name(name: str) -> bool:
+    """Whether a font's PostScript name says it is a bold face."""
+    return bool(_BOLD_NAME.search(name))
+
+
 def _is_bold(font: Any) -> bool:
     """Whether a font dictionary names a bold face (by name or declared weight)."""
     if not isinstance(font, Mapping):
         return False
     try:
-        if _BOLD_NAME.search(str(font.get("/BaseFont", ""))):
+        if is_bold_name(str(font.get("/BaseFont", ""))):
             return True
         descriptor = font.get("/FontDescriptor")
         descriptor = descriptor.get_object() if descriptor is not None else None
@@ -137,10 +169,9 @@ def _geometry(cm: Sequence[float], tm: Sequence[float], size: float) -> tuple[fl
         return abs(size), None
 
 
-def _lines(raw: str, runs: list[_Run]) -> list[Line]:
-    lines: list[Line] = []
-    pitches: list[float] = []
-    positions: list[tuple[str, float, float | None, bool]] = []
+def _text_lines(raw: str, runs: list[_Run]) -> list[TextLine]:
+    """pypdf's lines, each with the size, baseline and boldness of the runs in it."""
+    lines: list[TextLine] = []
     start = 0
     run_index = 0
     for text in raw.split("\n"):
@@ -164,22 +195,29 @@ def _lines(raw: str, runs: list[_Run]) -> list[Line]:
             probe += 1
         size = max(weights, key=lambda s: (weights[s], s)) if weights else 0.0
         start = end + 1
-        cleaned = clean_line(text)
-        if cleaned:
-            positions.append((cleaned, size, y, 2 * bold_chars > sum(weights.values())))
-    for (_, _, above, _), (_, size, below, _) in pairwise(positions):
+        lines.append(TextLine(text, size, y, 2 * bold_chars > sum(weights.values())))
+    return lines
+
+
+def _paragraphs(positions: Sequence[TextLine]) -> list[Line]:
+    """Lines with paragraph starts: a gap above well beyond the page's usual line pitch."""
+    lines: list[Line] = []
+    pitches: list[float] = []
+    for above_line, below_line in pairwise(positions):
+        above, below, size = above_line.y, below_line.y, below_line.size
         if above is not None and below is not None and 0 < above - below < 4 * max(size, 1):
             pitches.append(above - below)
     pitch = statistics.median(pitches) if pitches else None
     previous_y: float | None = None
     previous_size = 0.0
-    for index, (text, size, y, bold) in enumerate(positions):
+    for index, position in enumerate(positions):
+        text, size, y = position.text, position.size, position.y
         starts = index == 0
         if not starts and pitch is not None and y is not None and previous_y is not None:
             gap = previous_y - y
             usual = max(pitch, 1.1 * max(size, previous_size))
             starts = gap < -usual or gap > PARAGRAPH_GAP_FACTOR * usual
-        lines.append(Line(text=text, size=size, starts_paragraph=starts, bold=bold))
+        lines.append(Line(text=text, size=size, starts_paragraph=starts, bold=position.bold))
         previous_y, previous_size = y, size
     return lines
 

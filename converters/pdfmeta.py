@@ -1,4 +1,4 @@
-"""Document-level facts of a PDF: info dictionary, XMP, language, outline.
+"""Document-level facts of a PDF: info dictionary, XMP, language (outline: pdfoutline).
 
 Metadata in the wild is often broken (dangling references, undecodable XMP,
 malformed dates); every reader here tolerates that and returns what it could
@@ -14,7 +14,6 @@ from typing import Any
 
 from pypdf import PdfReader
 
-from converters.base import OutlineEntry
 from converters.textutil import collapse_whitespace
 
 #: Document-info keys we publish, under the names docshelf uses.
@@ -33,8 +32,6 @@ _PDF_DATE = re.compile(
     r"^(?:D:)?(\d{4})(\d{2})?(\d{2})?(\d{2})?(\d{2})?(\d{2})?"
     r"\s*(?:(Z)|([+\-])(\d{2})'?(\d{2})?'?)?"
 )
-#: At most this many bookmarks are read: a malformed outline can be huge or loop.
-MAX_OUTLINE_ENTRIES = 5000
 
 # On damaged files pypdf raises far more than PdfReadError while resolving
 # objects (KeyError, TypeError, AttributeError, ValueError, UnicodeDecodeError,
@@ -64,22 +61,6 @@ def read_metadata(reader: PdfReader) -> PdfMetadata:
     for key, value in _xmp_values(reader):
         values.setdefault(key, value)
     return PdfMetadata(values=values, language=_language(reader))
-
-
-def read_outline(reader: PdfReader) -> tuple[OutlineEntry, ...]:
-    """Bookmarks as outline entries (nested lists become deeper levels)."""
-    try:
-        outline = reader.outline
-    except READ_ERRORS:
-        return ()
-    entries: list[OutlineEntry] = []
-    for level, item in _walk(outline, 1):
-        if len(entries) >= MAX_OUTLINE_ENTRIES:
-            break
-        title = collapse_whitespace(str(getattr(item, "title", "") or ""))
-        if title:
-            entries.append(OutlineEntry(title=title, level=level, page=_page_number(reader, item)))
-    return tuple(entries)
 
 
 def pdf_date_to_iso(value: str) -> str | None:
@@ -171,22 +152,3 @@ def _language(reader: PdfReader) -> str | None:
     except READ_ERRORS:
         return None
     return text or None
-
-
-def _walk(outline: Any, level: int) -> Iterator[tuple[int, Any]]:
-    """pypdf nests children as a list right after their parent."""
-    for item in outline:
-        if isinstance(item, list):
-            yield from _walk(item, level + 1)
-        else:
-            yield level, item
-
-
-def _page_number(reader: PdfReader, item: Any) -> int | None:
-    try:
-        index = reader.get_destination_page_number(item)
-    except READ_ERRORS:
-        return None
-    if index is None or index < 0:
-        return None
-    return int(index) + 1

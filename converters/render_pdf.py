@@ -30,6 +30,7 @@ from fpdf import FPDF, FontFace, TextStyle
 from fpdf.enums import WrapMode
 from markdown_it.token import Token
 
+from converters import fontcache
 from converters.fonts import FontSet, coverage, system_fonts
 from converters.htmltext import html_to_text
 from converters.mdmodel import inline_text, markdown_parser
@@ -204,8 +205,9 @@ def _core_replacement(char: str) -> str | None:
 class _ShelfPDF(FPDF):
     """FPDF that loads font files on first use and degrades missing styles.
 
-    Parsing a TrueType font costs ~50 ms; a typical page needs two or three of
-    the eight DejaVu faces, so they are added when ``set_font`` first asks.
+    A typical page needs two or three of the eight DejaVu faces, so they are
+    added when ``set_font`` first asks; each file is parsed once per process
+    (:mod:`converters.fontcache`), but embedding a face still costs ~20 ms.
     """
 
     def __init__(self, fonts: FontSet, fallbacks: Sequence[Path] = ()) -> None:
@@ -222,7 +224,7 @@ class _ShelfPDF(FPDF):
         fallback_families = [_SANS]
         for number, path in enumerate(fallbacks):
             family = f"docshelf-fallback{number}"
-            self.add_font(family, "", str(path))
+            fontcache.add_font(self, family, "", path)
             fallback_families.append(family)
         self.set_fallback_fonts(fallback_families, exact_match=False)
 
@@ -239,7 +241,7 @@ class _ShelfPDF(FPDF):
         fonts = self._font_set
         source = {_SANS: fonts.sans, _MONO: fonts.mono or fonts.sans}.get(family)
         if source is not None:
-            self.add_font(family, face, str(source.path_for(face)))
+            fontcache.add_font(self, family, face, source.path_for(face))
 
     def footer(self) -> None:
         self.set_y(-11)

@@ -1,0 +1,439 @@
+"""PDF page text through PDFium: visual lines with size, baseline and weight.
+
+PDFium (pypdfium2) reads page text 20-30 times faster than pypdf (DESIGN
+D13; ``python -m bench.bench_convert --section pdf-text``). Its text comes
+in reading order with ``"\r\n"`` between lines; what it gets wrong is put
+right here, so that no glyph vanishes or shows as something it is not:
+
+- A hyphen that ends a line becomes U+FFFE and PDFium joins the next line to
+  it; the line is split there again with a plain ``-`` (the layout step
+  joins the word, as it does for every other extractor).
+- A raised or lowered glyph (the ² of S², the i of xᵢ, a fraction's parts, a
+  big ∑) often becomes a line of its own; it is put back into its line.
+- A glyph PDFium finds no Unicode for (``FPDFText_HasUnicodeMapError``)
+  comes out as its raw character code: TeX's math fonts turn ⟨x⟩ into
+  "hxi" and ≠ into "6=". Such glyphs are asked of a :class:`GlyphSource`
+  (the font's encoding as pypdf reads it) and dropped when it has no answer;
+  so are the same font's glyphs its ToUnicode map gives no text (parts of a
+  shaped cluster whose text sits on another glyph), which PDFium shows as
+  their code without flagging them, and the line pieces of LaTeX's
+  picture-mode fonts, which PDFium takes for Dingbats.
+- A glyph standing for several right-to-left characters (an Arabic
+  ligature) has its text reversed along with its run; that is undone.
+- A page's /Rotate makes PDFium read it in the order it is shown (turned
+  90°, last line first); text is read from the page as drawn.
+- Characters outside the Basic Multilingual Plane are two UTF-16 units,
+  which PDFium counts as two characters; they are joined again.
+
+Each line's size is the dominant effective font size (font size times the
+text matrix's vertical scale) of three sampled characters, its baseline that
+of its first character, its extent that of the font boxes of its first and
+last, its weight that of its middle one: sampling keeps the Python work per
+line, not per character. Only the map-error check is made per character.
+
+PDFium is not thread-safe: every call into it here holds :data:`PDFIUM_LOCK`.
+Conversion runs one document at a time per worker process, so the lock is
+uncontended there; it makes a stray call from another thread wait, not crash.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import math
+import re
+import threading
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+import pypdfium2 as pdfium
+import pypdfium2.raw as pdfium_c
+
+from converters.pdflayout import TextLine, is_bold_name
+
+#: Held around every use of PDFium (see the module docstring).
+PDFIUM_LOCK = threading.Lock()
+
+
+class GlyphSource(Protocol):
+    """What the glyphs PDFium could not map read as, from their fonts.
+
+    Fonts are named as PDFium reports them; codes are character codes.
+    """
+
+    def text(self, page_index: int, font_name: str, code: int) -> str:
+        """The text of one glyph ("" for none)."""
+        ...
+
+    def silent_codes(self, page_index: int, font_name: str) -> frozenset[int]:
+        """Codes the font's ToUnicode map gives no text, which PDFium shows as the code."""
+        ...
+
+
+#: A line starting to the right of the previous line's start is a raised or
+#: lowered part of it when their font boxes overlap by more than this share of
+#: the lower box (superscripts, subscripts, big operators; consecutive lines
+#: overlap by their descenders at most)...
+SAME_LINE_OVERLAP = 0.5
+#: ...or when its baseline is within this many font sizes of the other's
+#: (TeX sets fraction numerators and denominators about 0.7 em off the axis;
+#: the next line is 1.1 em or more below).
+SAME_LINE_SHIFT = 0.8
+#: PDFium's weight (from the font's stem width) at or above which a face is bold.
+BOLD_WEIGHT = 600
+
+_LINE_BREAK = re.compile("\r\n|\ufffe")
+# LaTeX's picture-mode fonts draw line and circle pieces; their glyphs bear
+# Adobe's Dingbats names (a1, a2 ...), which PDFium maps to ✁, ✂ ...
+_DRAWING_FONT = re.compile(r"^(?:[A-Z]{6}\+)?(?:LINE|LCIRCLE)W?10$")
+_DINGBAT = re.compile("[\u2700-\u27bf]")
+_RIGHT_TO_LEFT = re.compile("[\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufefc]+")
+_SURROGATE = re.compile("[\ud800-\udfff]")
+# Only these count as blank: str.strip() would also eat control characters
+# (\t, \x0c, \x1c ...), which are a glyph's raw code until they are resolved.
+_BLANK = " \u00a0"
+_FONT_NAME_BYTES = 256
+
+
+# The map-error check is the one call made for every character (~150,000 for
+# a 117-page book). Through a plain prototype that takes the text page as an
+# address it costs ~0.5 µs a call instead of pypdfium2's ~0.75 µs.
+def _address(function: Any) -> int:
+    address = ctypes.cast(function, ctypes.c_void_p).value
+    if not address:  # pragma: no cover - a loaded library always has its symbols
+        raise ImportError(f"PDFium symbol {function!r} has no address")
+    return address
+
+
+_HAS_UNICODE_MAP_ERROR = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_int)(
+    _address(pdfium_c.FPDFText_HasUnicodeMapError)
+)
+
+
+@dataclass(slots=True)
+class _Segment:
+    """A piece of one visual line, before raised and lowered pieces are merged in."""
+
+    text: str
+    size: float
+    bold: bool
+    x0: float
+    x1: float
+    bottom: float
+    top: float
+    y: float  # baseline of the first character
+    weight: int  # visible characters: which piece's size and weight the line takes
+    hyphenated: bool  # PDFium joined the next line to this one after a hyphen
+
+
+def extract_pages(
+    data: bytes, page_count: int, glyphs: GlyphSource
+) -> list[list[TextLine] | None] | None:
+    """Each page's visual lines, in reading order.
+
+    None when PDFium cannot open ``data`` or counts other than ``page_count``
+    pages (the caller's page tree is authoritative); a page PDFium fails on is
+    None in the list.
+    """
+    with PDFIUM_LOCK:
+        try:
+            document = pdfium.PdfDocument(data)
+        except (pdfium.PdfiumError, ValueError, OSError):
+            return None
+        try:
+            if len(document) != page_count:
+                return None
+            probe = _Probe()
+            return [_page_or_none(document, index, glyphs, probe) for index in range(page_count)]
+        finally:
+            document.close()
+
+
+def _page_or_none(
+    document: pdfium.PdfDocument, index: int, glyphs: GlyphSource, probe: _Probe
+) -> list[TextLine] | None:
+    try:
+        page = document[index]
+    except pdfium.PdfiumError:
+        return None
+    # Like pypdf's extraction of a damaged page, anything going wrong costs
+    # this page (the caller falls back to pypdf for it), not the document.
+    try:
+        if page.get_rotation():
+            # /Rotate turns how a page is shown, not the order its text reads in;
+            # PDFium orders text as shown (a page turned 90° comes out last line first).
+            page.set_rotation(0)
+        textpage = page.get_textpage()
+        try:
+            return _page_lines(textpage.raw, index, glyphs, probe)
+        finally:
+            textpage.close()
+    except Exception:
+        return None
+    finally:
+        page.close()
+
+
+class _Probe:
+    """Out-parameters reused for every call, and boldness per font name.
+
+    One per document; calls hold :data:`PDFIUM_LOCK`, so one at a time.
+    """
+
+    def __init__(self) -> None:
+        self._buffer = ctypes.create_string_buffer(_FONT_NAME_BYTES)
+        self._flags = ctypes.c_int()
+        self._bold: dict[bytes, bool] = {}
+        self.matrix = pdfium_c.FS_MATRIX()
+        self.x, self.y = ctypes.c_double(), ctypes.c_double()
+        self.head, self.tail = pdfium_c.FS_RECTF(), pdfium_c.FS_RECTF()
+
+    def name(self, textpage: pdfium_c.FPDF_TEXTPAGE, index: int) -> bytes:
+        size = pdfium_c.FPDFText_GetFontInfo(
+            textpage, index, self._buffer, _FONT_NAME_BYTES, self._flags
+        )
+        return self._buffer.value if size > 0 else b""
+
+    def is_bold(self, textpage: pdfium_c.FPDF_TEXTPAGE, index: int) -> bool:
+        name = self.name(textpage, index)
+        bold = self._bold.get(name)
+        if bold is None:
+            weight = pdfium_c.FPDFText_GetFontWeight(textpage, index)
+            bold = is_bold_name(name.decode("latin-1")) or weight >= BOLD_WEIGHT
+            self._bold[name] = bold
+        return bold
+
+
+def _page_lines(
+    textpage: pdfium_c.FPDF_TEXTPAGE, page_index: int, glyphs: GlyphSource, probe: _Probe
+) -> list[TextLine]:
+    count = pdfium_c.FPDFText_CountChars(textpage)
+    if count <= 0:
+        return []
+    units = _units(textpage, count)
+    chars: list[str] | None = None  # per character, once anything is replaced
+    fixes = _unmapped_glyphs(textpage, units, page_index, glyphs, probe)
+    if fixes:
+        chars = list(units)
+        for index, text in fixes.items():
+            chars[index] = text
+    clusters = _right_to_left_clusters(textpage, units) if _RIGHT_TO_LEFT.search(units) else []
+    if clusters:
+        chars = chars if chars is not None else list(units)
+        for start, end in clusters:
+            chars[start:end] = chars[start:end][::-1]
+    segments = list(_segments(textpage, units, chars, probe))
+    return [_text_line(segment) for segment in _merge_raised(segments)]
+
+
+def _units(textpage: pdfium_c.FPDF_TEXTPAGE, count: int) -> str:
+    """The page text with one ``str`` character per PDFium character.
+
+    PDFium stores a character outside the BMP as two characters (its UTF-16
+    surrogates); they stay two here so that indices match, and are joined in
+    :func:`_text_line`.
+    """
+    buffer = (ctypes.c_ushort * (count + 1))()
+    written = pdfium_c.FPDFText_GetText(textpage, 0, count, buffer)
+    if written - 1 == count:
+        text = bytes(buffer)[: 2 * count].decode("utf-16-le", "surrogatepass")
+        if len(text) == count:
+            return text
+        return "".join(map(chr, buffer[:count]))
+    # The text view left characters out (crbug.com/pdfium/2079): ask one by one.
+    return "".join(chr(pdfium_c.FPDFText_GetUnicode(textpage, i)) for i in range(count))
+
+
+def _unmapped_glyphs(
+    textpage: pdfium_c.FPDF_TEXTPAGE,
+    units: str,
+    page_index: int,
+    glyphs: GlyphSource,
+    probe: _Probe,
+) -> dict[int, str]:
+    """Index → text for the characters PDFium gave its raw code for want of Unicode."""
+    handle = ctypes.cast(textpage, ctypes.c_void_p).value
+    check = _HAS_UNICODE_MAP_ERROR
+    flagged = [index for index in range(len(units)) if check(handle, index)]
+    fixes: dict[int, str] = {}
+    flagged_fonts: set[str] = set()
+    for index in flagged:
+        if units[index] != "\ufffe":
+            font = probe.name(textpage, index).decode("latin-1")
+            fixes[index] = glyphs.text(page_index, font, ord(units[index]))
+            flagged_fonts.add(font)
+    for font in flagged_fonts:
+        silent = glyphs.silent_codes(page_index, font)
+        if not silent:
+            continue
+        pattern = re.compile("[" + "".join(re.escape(chr(code)) for code in sorted(silent)) + "]")
+        for match in pattern.finditer(units):
+            index = match.start()
+            if index not in fixes and probe.name(textpage, index).decode("latin-1") == font:
+                fixes[index] = ""
+    for match in _DINGBAT.finditer(units):
+        if _DRAWING_FONT.match(probe.name(textpage, match.start()).decode("latin-1")):
+            fixes[match.start()] = ""
+    return fixes
+
+
+def _right_to_left_clusters(textpage: pdfium_c.FPDF_TEXTPAGE, units: str) -> list[tuple[int, int]]:
+    """Runs of right-to-left characters drawn by one glyph (same origin): PDFium
+    reversed their text with the run it reordered, though a glyph's text is
+    already in logical order."""
+    x, y = ctypes.c_double(), ctypes.c_double()
+    clusters: list[tuple[int, int]] = []
+    for match in _RIGHT_TO_LEFT.finditer(units):
+        start = match.start()
+        origin: tuple[float, float] | None = None
+        for index in range(match.start(), match.end() + 1):
+            here: tuple[float, float] | None = None
+            if index < match.end() and pdfium_c.FPDFText_GetCharOrigin(textpage, index, x, y):
+                here = (round(x.value, 2), round(y.value, 2))
+            if here is None or here != origin:
+                if index - start > 1 and origin is not None:
+                    clusters.append((start, index))
+                start, origin = index, here
+    return clusters
+
+
+def _segments(
+    textpage: pdfium_c.FPDF_TEXTPAGE, units: str, chars: list[str] | None, probe: _Probe
+) -> Iterator[_Segment]:
+    """PDFium's lines, split again where it joined a hyphenated line to the next."""
+    start = 0
+    for match in _LINE_BREAK.finditer(units):
+        if match.group() == "\r\n" and not pdfium_c.FPDFText_IsGenerated(textpage, match.start()):
+            continue  # a glyph whose raw code happens to be CR, LF: not a break
+        segment = _segment(textpage, units, chars, start, match.start(), probe)
+        if segment is not None:
+            segment.hyphenated = match.group() == "\ufffe"
+            if segment.hyphenated:
+                segment.text += "-"
+            yield segment
+        start = match.end()
+    last = _segment(textpage, units, chars, start, len(units), probe)
+    if last is not None:
+        yield last
+
+
+def _segment(
+    textpage: pdfium_c.FPDF_TEXTPAGE,
+    units: str,
+    chars: list[str] | None,
+    start: int,
+    end: int,
+    probe: _Probe,
+) -> _Segment | None:
+    raw = units[start:end]
+    text = raw if chars is None else "".join(chars[start:end])
+    if not text.strip():
+        return None
+    stripped = raw.strip(_BLANK)
+    if stripped:
+        first = start + len(raw) - len(raw.lstrip(_BLANK))
+        last = first + len(stripped) - 1
+    else:  # blank as PDFium has it, but a glyph there was resolved to text
+        first, last = start, end - 1
+    middle = _nearest_visible(units, (first + last) // 2, first, last)
+    x, y, head, tail = probe.x, probe.y, probe.head, probe.tail
+    pdfium_c.FPDFText_GetCharOrigin(textpage, first, x, y)
+    pdfium_c.FPDFText_GetLooseCharBox(textpage, first, head)
+    pdfium_c.FPDFText_GetLooseCharBox(textpage, last, tail)
+    return _Segment(
+        text=text,
+        size=_dominant_size(textpage, first, middle, last, probe.matrix),
+        bold=probe.is_bold(textpage, middle),
+        x0=min(head.left, x.value),
+        x1=max(tail.right, head.right),
+        bottom=min(head.bottom, tail.bottom),
+        top=max(head.top, tail.top),
+        y=y.value,
+        weight=len(text) - text.count(" "),
+        hyphenated=False,
+    )
+
+
+def _nearest_visible(units: str, index: int, first: int, last: int) -> int:
+    for offset in range(last - first + 1):
+        for candidate in (index + offset, index - offset):
+            if first <= candidate <= last and units[candidate] not in _BLANK:
+                return candidate
+    return first
+
+
+def _dominant_size(
+    textpage: pdfium_c.FPDF_TEXTPAGE, first: int, middle: int, last: int, matrix: pdfium_c.FS_MATRIX
+) -> float:
+    """The effective size two of the three samples share, else the middle one's."""
+    at_middle = _effective_size(textpage, middle, matrix)
+    if first == last:
+        return at_middle
+    at_first = _effective_size(textpage, first, matrix)
+    if at_first == at_middle:
+        return at_middle
+    at_last = _effective_size(textpage, last, matrix)
+    return at_first if at_first == at_last else at_middle
+
+
+def _effective_size(
+    textpage: pdfium_c.FPDF_TEXTPAGE, index: int, matrix: pdfium_c.FS_MATRIX
+) -> float:
+    """Font size times the vertical scale of the character's matrix, to the half point."""
+    if not pdfium_c.FPDFText_GetMatrix(textpage, index, matrix):
+        return 0.0
+    size = pdfium_c.FPDFText_GetFontSize(textpage, index) * math.hypot(matrix.c, matrix.d)
+    return round(abs(size) * 2) / 2
+
+
+def _merge_raised(segments: Sequence[_Segment]) -> list[_Segment]:
+    """Raised and lowered pieces put back into the line they belong to."""
+    lines: list[_Segment] = []
+    for segment in segments:
+        previous = lines[-1] if lines else None
+        if previous is not None and _continues(previous, segment):
+            gap = segment.x0 - previous.x1
+            head, tail = previous.text.rstrip(), segment.text.lstrip()
+            # Apart: after a gap; stacked (a fraction's numerator and denominator);
+            # or a footnote mark after a number, which must not read as more digits.
+            size = max(previous.size, 1)
+            apart = (
+                gap > 0.25 * size
+                or gap < -0.25 * size
+                or (head[-1:].isdigit() and tail[:1].isdigit())
+            )
+            space = " " if apart else ""
+            heavier = segment if segment.weight > previous.weight else previous
+            lines[-1] = _Segment(
+                text=head + space + tail,
+                size=heavier.size,
+                bold=heavier.bold,
+                x0=previous.x0,
+                x1=max(previous.x1, segment.x1),
+                bottom=min(previous.bottom, segment.bottom),
+                top=max(previous.top, segment.top),
+                y=previous.y,
+                weight=previous.weight + segment.weight,
+                hyphenated=segment.hyphenated,
+            )
+        else:
+            lines.append(segment)
+    return lines
+
+
+def _continues(previous: _Segment, segment: _Segment) -> bool:
+    """Whether ``segment`` overlaps ``previous`` as part of the same line, to the right."""
+    if previous.hyphenated or segment.x0 < previous.x0:
+        return False
+    overlap = min(previous.top, segment.top) - max(previous.bottom, segment.bottom)
+    lower = min(previous.top - previous.bottom, segment.top - segment.bottom)
+    if lower > 0 and overlap > SAME_LINE_OVERLAP * lower:
+        return True
+    return abs(segment.y - previous.y) < SAME_LINE_SHIFT * max(previous.size, segment.size)
+
+
+def _text_line(segment: _Segment) -> TextLine:
+    text = segment.text
+    if _SURROGATE.search(text):
+        text = text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
+    return TextLine(text=text, size=segment.size, y=segment.y, bold=segment.bold)

@@ -1,0 +1,96 @@
+"""Fonts parsed once per process: the same PDFs, no state carried between documents."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from fontTools.ttLib import TTCollection, TTFont
+from fpdf import FPDF
+from fpdf.fonts import TTFFont
+
+from converters import fontcache
+from converters.fonts import system_fonts
+from converters.render_pdf import FIXED_CREATION_DATE, render_markdown_pdf
+
+SANS = system_fonts().sans
+pytestmark = pytest.mark.skipif(SANS is None, reason="DejaVu Sans is not installed")
+
+FIRST = "# Ωmega and ∑\n\nGrüße, Ελληνικά, **Кириллица**, `код ≠ code`.\n"
+SECOND = "# Plain\n\nJust ascii, *some* of it `code`.\n"
+
+
+@pytest.fixture
+def parse_counter(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[str]]:
+    """Font files fpdf2 parses (its ``TTFFont`` constructor), from an empty cache."""
+    parsed: list[str] = []
+    original = TTFFont.__init__
+
+    def counting(self: TTFFont, fpdf: FPDF, font_file_path: Path, *args: object) -> None:
+        parsed.append(Path(font_file_path).name)
+        original(self, fpdf, font_file_path, *args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(TTFFont, "__init__", counting)
+    fontcache._parsed.cache_clear()
+    yield parsed
+    fontcache._parsed.cache_clear()
+
+
+def render_parsing_every_time(markdown: str, monkeypatch: pytest.MonkeyPatch) -> bytes:
+    """What the renderer made before the cache: fpdf2's own ``add_font`` per document."""
+    with monkeypatch.context() as patch:
+        patch.setattr(fontcache, "_parsed", lambda path: None)
+        return render_markdown_pdf(markdown)
+
+
+def test_installed_fpdf2_font_state_is_all_reviewed() -> None:
+    # An fpdf2 upgrade that adds state to its font object turns the cache off
+    # (every document parses again); this says so before a benchmark does.
+    assert fontcache.slots_reviewed(), sorted(
+        set(TTFFont.__slots__) ^ (fontcache.SHARED_SLOTS | fontcache.PER_DOCUMENT_SLOTS)
+    )
+
+
+def test_each_font_file_is_parsed_once_per_process(parse_counter: list[str]) -> None:
+    render_markdown_pdf(FIRST)
+    assert sorted(parse_counter) == ["DejaVuSans-Bold.ttf", "DejaVuSans.ttf", "DejaVuSansMono.ttf"]
+    render_markdown_pdf(FIRST)
+    render_markdown_pdf(SECOND)  # italic: one face more
+    assert sorted(parse_counter) == [
+        "DejaVuSans-Bold.ttf", "DejaVuSans-Oblique.ttf", "DejaVuSans.ttf", "DejaVuSansMono.ttf"
+    ]  # fmt: skip
+    render_markdown_pdf(SECOND)
+    assert len(parse_counter) == 4
+
+
+def test_cached_fonts_render_the_same_bytes_as_parsing_each_time(
+    parse_counter: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The second document follows one that used other glyphs and faces: had
+    # any subset, width or descriptor state leaked, its bytes would differ.
+    assert render_markdown_pdf(FIRST) == render_parsing_every_time(FIRST, monkeypatch)
+    assert render_markdown_pdf(SECOND) == render_parsing_every_time(SECOND, monkeypatch)
+    assert render_markdown_pdf(FIRST) == render_parsing_every_time(FIRST, monkeypatch)
+
+
+def test_font_from_a_collection_file_embeds_the_same_bytes(tmp_path: Path) -> None:
+    assert SANS is not None
+    collection = TTCollection()
+    collection.fonts = [TTFont(SANS.regular), TTFont(SANS.path_for("B"))]
+    path = tmp_path / "sans.ttc"
+    collection.save(path)
+
+    def render(cached: bool) -> bytes:
+        pdf = FPDF()
+        pdf.creation_date = FIXED_CREATION_DATE
+        if cached:
+            fontcache.add_font(pdf, "sans", "", path)
+        else:
+            pdf.add_font("sans", "", str(path))
+        pdf.add_page()
+        pdf.set_font("sans", size=12)
+        pdf.cell(text="Grüße ∑ Ωmega")
+        return bytes(pdf.output())
+
+    assert render(cached=True) == render(cached=False)
