@@ -166,6 +166,7 @@ def _worker_main(connection: Connection, store_root: str, memory_bytes: int) -> 
         resource.setrlimit(resource.RLIMIT_AS, (memory_bytes, memory_bytes))
     logging.getLogger("pypdf").setLevel(logging.ERROR)
     store = RepresentationStore(Path(store_root))
+    connection.send(READY)
     while True:
         try:
             task = connection.recv()
@@ -196,6 +197,11 @@ class _Worker:
         )
         self.process.start()
         child.close()
+        # The per-file timeout measures conversion, not a worker (or the forkserver,
+        # importing every converter) starting up.
+        if not self.connection.poll(WORKER_START_S) or self.connection.recv() != READY:
+            self.kill()
+            raise OSError(f"a conversion worker did not start within {WORKER_START_S} s")
 
     def kill(self) -> None:
         self.process.kill()
@@ -205,6 +211,8 @@ class _Worker:
 
 URGENT = 0
 BACKGROUND = 10
+READY = "ready"  # what a worker sends once it can take tasks
+WORKER_START_S = 120
 
 
 class ConversionPool:
