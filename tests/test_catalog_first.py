@@ -190,3 +190,29 @@ async def test_subscribers_hear_when_a_pending_documents_formats_are_ready(
                         break
             ready = await raw_metadata(client, uri)
     assert ready["metadata"][0]["_meta"]["dev.docshelf/document"]["state"] == "ready"
+
+
+@pytest.mark.anyio
+async def test_an_edit_is_announced_while_a_bulk_conversion_is_still_running(
+    tmp_path: Path,
+) -> None:
+    """Conversion work never holds up the catalog: the edit's notification does not wait
+    for the backlog (the soak that found this saw edits wait 10-19 s behind a bulk copy)."""
+    shelf = _markdown_shelf(tmp_path / "shelf", 1000)
+    (shelf / "edit.md").write_text("# Before\n")
+    uri = "docshelf://shelf/edit.md"
+    env = child_env(DOCSHELF_RENDER="eager")  # every file renders a PDF: a long backlog
+    with serve(shelf, tmp_path / "data", env=env, formats_built=False) as server:
+        async with (
+            http_client(server.url, MODERN) as client,
+            client.listen(resource_subscriptions=[uri]) as subscription,
+        ):
+            (shelf / "edit.md").write_text("# After\n")
+            with anyio.fail_after(60):
+                async for event in subscription:
+                    if isinstance(event, ResourceUpdated) and event.uri == uri:
+                        break
+            backlog = httpx.get(f"{server.base}/readyz").json()["conversion_backlog"]
+            read = await raw_read(client, uri)
+    assert backlog > 100, "the bulk conversion was over before the edit was announced"
+    assert read["contents"][0]["text"] == "# After\n"
