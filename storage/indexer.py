@@ -160,11 +160,9 @@ class Indexer:
                 seen = self._look(shelf, path)
                 if seen is not None:
                     on_disk[path] = seen  # one bad path is just absent: never fails the rest
-            if any(self._is_dir(shelf, p) for p in paths):
+            for folder in (p for p in paths if self._is_dir(shelf, p)):
                 on_disk.update(
-                    (p, _Seen(i.st_size, i.st_mtime_ns))
-                    for p, i in shelf.walk()
-                    if p.startswith(prefixes)
+                    (p, _Seen(i.st_size, i.st_mtime_ns)) for p, i in shelf.walk(folder)
                 )
             report = self._index(shelf, on_disk, (paths, prefixes), force, None)
         if wait:

@@ -165,14 +165,21 @@ class Shelf:
         except ValueError:
             return None
 
-    def walk(self) -> Iterator[tuple[str, os.stat_result]]:
+    def walk(self, under: str | None = None) -> Iterator[tuple[str, os.stat_result]]:
         """Relative POSIX paths of the regular files on the shelf with their ``stat``.
 
+        ``under``: only that folder's files (a watcher batch naming a new folder).
         Ignored names are skipped. Directory symlinks are not followed (no loops,
         no escapes); file symlinks are kept only when their target stays inside
         the root. A name that cannot be read is skipped, never fatal.
         """
-        stack = [self.root]
+        start = self.root
+        if under is not None:
+            start = self.root / under
+            # Not through a symlink anywhere on the way (the walk never follows one).
+            if os.path.realpath(start) != str(start) or not start.is_dir():
+                return
+        stack = [start]
         while stack:
             directory = stack.pop()
             try:

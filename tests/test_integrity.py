@@ -314,3 +314,18 @@ def test_a_read_returns_only_what_fits_its_cap_and_says_what_it_left_out(tmp_pat
         assert "DOCSHELF_MAX_READ_MB" in error["message"]
         assert "result" in client.legacy(session, "resources/list").json()
         client.close()
+
+
+def test_a_watcher_batch_naming_a_folder_behind_a_symlink_catalogues_nothing_outside(
+    tmp_path: Path, outside_secret: Path
+) -> None:
+    shelf = tmp_path / "shelf"
+    (shelf / "real").mkdir(parents=True)
+    (shelf / "real" / "inside.md").write_text("# Inside\n")
+    (shelf / "link").symlink_to(outside_secret.parent)
+    runtime = _runtime(shelf, tmp_path / "data")
+    try:
+        report = runtime.indexer.refresh("shelf", ["link", "link/passwd", "real"])
+        assert report.changes.added == {"docshelf://shelf/real/inside.md"}
+    finally:
+        runtime.close()
