@@ -26,7 +26,7 @@ import queue
 import threading
 import time
 from collections import deque
-from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import Future
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -115,6 +115,7 @@ class FormatBuilder:
         )
         self._candidates: deque[int] = deque()
         self._refetch = True
+        self._holds = 0  # catalog passes running; background work waits for them
         self._lock = threading.Lock()
         self._step_lock = threading.RLock()
         self._wake = threading.Event()
@@ -128,6 +129,19 @@ class FormatBuilder:
         """Build pending formats in the background until :meth:`close`."""
         self._thread = threading.Thread(target=self._run, name="docshelf-build", daemon=True)
         self._thread.start()
+
+    @contextlib.contextmanager
+    def held(self) -> Iterator[None]:
+        """Queue no background work while a catalog pass runs: the catalog comes first
+        (DESIGN D11). Reads that need a format now are served as ever."""
+        with self._lock:
+            self._holds += 1
+        try:
+            yield
+        finally:
+            with self._lock:
+                self._holds -= 1
+            self.wake()
 
     def wake(self) -> None:
         """New pending documents were catalogued (maybe smaller ones: look again)."""
@@ -153,9 +167,11 @@ class FormatBuilder:
     # -- queries --------------------------------------------------------------------------
 
     def backlog(self) -> int:
-        """Documents whose formats are still to be built."""
+        """Documents on this server's shelves whose formats are still to be built."""
+        query = select(func.count(Document.id)).where(
+            Document.state == DocumentState.PENDING, Document.shelf.in_(list(self.shelves))
+        )
         with self.database.session() as session:
-            query = select(func.count(Document.id)).where(Document.state == DocumentState.PENDING)
             return session.scalar(query) or 0
 
     def failures(self, uris: Collection[str]) -> list[tuple[str, str, str]]:
@@ -207,7 +223,8 @@ class FormatBuilder:
         with self._lock:
             room = self.pool.workers * 2 - len(self._inflight)
             busy = set(self._inflight)
-        if room <= 0 or self._closing.is_set():
+            held = self._holds > 0
+        if room <= 0 or held or self._closing.is_set():
             return 0
         if self._refetch or not self._candidates:
             self._refetch = False
@@ -241,25 +258,26 @@ class FormatBuilder:
 
     def drain(self, progress: Progress | None = None) -> None:
         """Build everything pending now, and return when nothing is (``docshelf index``)."""
-        total = self.backlog()
+        total = remaining = self.backlog()
         if progress is not None:
             progress(0, total)
         while not self._closing.is_set():
             self._wake.clear()
-            queued = self._step()
+            self._step()
             with self._lock:
                 idle = not self._inflight
-            if idle and queued == 0 and self._done.empty():
+            if idle and self._done.empty():
                 self._refetch = True
-                if self._step() == 0 and not self._inflight:
-                    if progress is not None:
-                        progress(total, total)
-                    return
+                remaining = self.backlog()
+                if remaining == 0:
+                    break
             self._wake.wait(timeout=0.5)
             if progress is not None:
                 remaining = self.backlog()
                 total = max(total, remaining)
                 progress(total - remaining, total)
+        if progress is not None and remaining == 0:
+            progress(total, total)
 
     def ensure(
         self,

@@ -16,6 +16,7 @@ the workers at once (a conversion in flight is abandoned and redone later).
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import hashlib
 import heapq
@@ -166,6 +167,7 @@ def _worker_main(connection: Connection, store_root: str, memory_bytes: int) -> 
         resource.setrlimit(resource.RLIMIT_AS, (memory_bytes, memory_bytes))
     logging.getLogger("pypdf").setLevel(logging.ERROR)
     store = RepresentationStore(Path(store_root))
+    _warm_up()
     connection.send(READY)
     while True:
         try:
@@ -173,6 +175,17 @@ def _worker_main(connection: Connection, store_root: str, memory_bytes: int) -> 
         except (EOFError, OSError):
             return
         connection.send(convert_file(task, store))
+
+
+def _warm_up() -> None:
+    """Render a line once, so the fonts are parsed before the first real document needs
+    them (a first read that renders a PDF would otherwise pay for it)."""
+    from converters.render import render_markdown_pdf
+
+    try:
+        render_markdown_pdf("# docshelf\n\nwarming up")
+    except Exception:  # no fonts, say: the real render reports it properly
+        log.debug("renderer warm-up failed", exc_info=True)
 
 
 class PoolClosed(Exception):
@@ -274,17 +287,30 @@ class ConversionPool:
                 self._ready.wait()
             return None if self._closed else heapq.heappop(self._queue)
 
+    def start(self) -> None:
+        """Start the workers now rather than at the first task, so a first read that needs
+        a conversion does not also wait for processes to start and warm up."""
+        with self._ready:
+            if not self._closed:
+                self._start_slots()
+
+    def _spawn(self) -> _Worker:
+        worker = _Worker(self._context, str(self.store.root), self.memory_bytes)
+        with self._ready:
+            self._live.add(worker)
+        return worker
+
     def _slot(self) -> None:
         worker: _Worker | None = None
+        with contextlib.suppress(OSError):
+            worker = self._spawn()
         while (item := self._take()) is not None:
             if not item.future.set_running_or_notify_cancel():
                 continue
             died = False
             try:
                 if worker is None:
-                    worker = _Worker(self._context, str(self.store.root), self.memory_bytes)
-                    with self._ready:
-                        self._live.add(worker)
+                    worker = self._spawn()
                 outcome = self._convert(worker, item.task)
             except (EOFError, OSError) as exc:  # the worker died (memory cap, crash, closing)
                 died = True

@@ -161,9 +161,7 @@ class Indexer:
                 if seen is not None:
                     on_disk[path] = seen  # one bad path is just absent: never fails the rest
             for folder in (p for p in paths if self._is_dir(shelf, p)):
-                on_disk.update(
-                    (p, _Seen(i.st_size, i.st_mtime_ns)) for p, i in shelf.walk(folder)
-                )
+                on_disk.update((p, _Seen(i.st_size, i.st_mtime_ns)) for p, i in shelf.walk(folder))
             report = self._index(shelf, on_disk, (paths, prefixes), force, None)
         if wait:
             self._wait_for_formats(report)
@@ -243,6 +241,17 @@ class Indexer:
         return known
 
     def _index(
+        self,
+        shelf: Shelf,
+        on_disk: Mapping[str, _Seen],
+        scope: tuple[list[str], tuple[str, ...]] | None,
+        force: bool,
+        progress: Progress | None,
+    ) -> IndexReport:
+        with self.builder.held():
+            return self._catalogue_all(shelf, on_disk, scope, force, progress)
+
+    def _catalogue_all(
         self,
         shelf: Shelf,
         on_disk: Mapping[str, _Seen],
