@@ -22,7 +22,6 @@ import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from pathlib import PurePosixPath
 
 from sqlalchemy import delete, insert, select, update
 
@@ -39,6 +38,7 @@ from storage.uris import MAX_URI_LENGTH, InvalidUri, build_uri, printable
 
 log = logging.getLogger(__name__)
 
+_DOCUMENTS = Document.metadata.tables["documents"]
 BATCH_SIZE = 500
 PROGRESS_EVERY = 25  # files between progress reports within a batch
 
@@ -357,7 +357,8 @@ class Indexer:
             if updates:
                 session.execute(update(Document), updates)
             if new_rows:
-                session.execute(insert(Document), new_rows)
+                # Core executemany: the ORM's bulk insert spent a third of a pass on bookkeeping.
+                session.connection().execute(insert(_DOCUMENTS), new_rows)
         # The store follows the transaction: keys are released only after the commit.
         return ChangeSet(frozenset(added), frozenset(removed), frozenset(changed)), stale_keys
 
@@ -370,7 +371,7 @@ class Indexer:
         if row.state in (DocumentState.PENDING, DocumentState.ORIGINAL_ONLY) or not row.converter:
             return False  # queued already, nothing to convert, or failed before any converter ran
         # A converter upgrade (a new version) rebuilds what the old one made.
-        return row.converter != converter_identity(row.mime_type, PurePosixPath(path).name)
+        return row.converter != converter_identity(row.mime_type, path.rpartition("/")[2])
 
     def _head(self, shelf: Shelf, path: str) -> bytes:
         try:
@@ -386,7 +387,7 @@ class Indexer:
 
     def _describe(self, shelf: Shelf, path: str) -> dict[str, object]:
         """Type, state and cheap title of a file, from its first bytes."""
-        name = PurePosixPath(path).name
+        name = path.rpartition("/")[2]
         head = self._head(shelf, path)
         mime_type = detect_mime(head, name)
         has_converter = converter_identity(mime_type, name) is not None
