@@ -440,7 +440,9 @@ def main(argv: list[str] | None = None) -> int:
         else:
             rows += fresh_and_warm(work, 5_000, target_fresh=5, warm=False, quick=False)
             rows += fresh_and_warm(work, 50_000, target_fresh=15, warm=True, quick=False)
-            rows += background_rates(work, 3_000, 39, quick=False)
+            rows += background_rates(
+                work, 3_000, 130, quick=False
+            )  # 10 of each: start-up amortised
             rows += first_read(work, 3, quick=False)
             rows += store_size(work, 10_000, 500, quick=False)
     finally:
