@@ -141,6 +141,7 @@ class Runtime:
         """Start following the shelves (watcher), building formats, and the first catalog pass."""
         if self.settings.watch:
             self.watcher.start()
+        self.pool.start()
         self.builder.start()
         if self.settings.index_on_start:
             self.start_initial_index()
