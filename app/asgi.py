@@ -76,7 +76,7 @@ def create_app(runtime: Runtime) -> FastAPI:
             "indexed": state.done,
             "total": state.total,
             "documents": runtime.catalog.count() if state.ready else None,
-            "conversion_backlog": runtime.builder.backlog(),
+            "conversion_backlog": runtime.builder.backlog(max_age_s=0.5),
         }
         if state.error:
             body["error"] = state.error
@@ -93,7 +93,7 @@ def create_app(runtime: Runtime) -> FastAPI:
         subscriptions=lambda: runtime.bus.listener_count,
         documents=runtime.catalog.count,
         index_lag=lambda: index_lag_seconds(runtime),
-        backlog=runtime.builder.backlog,
+        backlog=lambda: runtime.builder.backlog(max_age_s=0.5),
     )
     app.include_router(admin_router(runtime))
 

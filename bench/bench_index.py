@@ -241,7 +241,7 @@ def _readyz(server: Served, http: httpx.Client) -> dict:
 
 
 def ready_after(server: Served, http: httpx.Client) -> float:
-    _until(lambda: bool(_readyz(server, http).get("ready")), 300)
+    _until(lambda: bool(_readyz(server, http).get("ready")), 300, step=0.05)
     return time.perf_counter() - server.started
 
 

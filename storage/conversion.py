@@ -23,6 +23,7 @@ import heapq
 import itertools
 import logging
 import multiprocessing
+import os
 import resource
 import signal
 import threading
@@ -163,6 +164,9 @@ def _worker_main(connection: Connection, store_root: str, memory_bytes: int) -> 
     """One worker process: convert tasks from the pipe until it closes."""
     # Ctrl-C reaches the whole process group; the server decides when workers stop.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    # Conversion is background work: answering requests comes first on a busy machine.
+    with contextlib.suppress(OSError):
+        os.nice(WORKER_NICENESS)
     if memory_bytes > 0:
         resource.setrlimit(resource.RLIMIT_AS, (memory_bytes, memory_bytes))
     logging.getLogger("pypdf").setLevel(logging.ERROR)
@@ -225,6 +229,7 @@ class _Worker:
 URGENT = 0
 BACKGROUND = 10
 READY = "ready"  # what a worker sends once it can take tasks
+WORKER_NICENESS = 10
 WORKER_START_S = 120
 
 

@@ -47,7 +47,7 @@ def build_status(runtime: Runtime) -> Status:
             path=str(runtime.store.root), representations=representations, bytes=size
         ),
         index_lag_seconds=round(index_lag_seconds(runtime), 3),
-        conversion_backlog=runtime.builder.backlog(),
+        conversion_backlog=runtime.builder.backlog(max_age_s=0.5),
         jobs=JobsStatus(queued=pending[JobState.QUEUED], running=pending[JobState.RUNNING]),
         sessions=len(runtime.sessions),
     )
