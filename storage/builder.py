@@ -122,7 +122,6 @@ class FormatBuilder:
         self._wake = threading.Event()
         self._closing = threading.Event()
         self._thread: threading.Thread | None = None
-        self.built = 0  # documents recorded since start, for /metrics and progress displays
 
     # -- lifecycle ------------------------------------------------------------------------
 
@@ -429,7 +428,6 @@ class FormatBuilder:
                     failures.append((doc.uri, outcome))
         # The store follows the transaction: keys are released only after the commit.
         release_unreferenced(self.database, self.store, stale)
-        self.built += len(changed)
         for uri, outcome in failures:
             log.warning("%s: %s (%s)", uri, outcome.error_message, outcome.error_reason)
             if self.on_failure is not None and outcome.error_reason:

@@ -27,7 +27,6 @@ import os
 import resource
 import signal
 import threading
-from collections.abc import Sequence
 from concurrent.futures import Future
 from dataclasses import dataclass, field, replace
 from multiprocessing.connection import Connection
@@ -262,15 +261,6 @@ class ConversionPool:
             heapq.heappush(self._queue, _Queued(priority, next(self._sequence), task, future))
             self._ready.notify()
         return future
-
-    def run(self, tasks: Sequence[ConversionTask]) -> list[ConversionOutcome]:
-        """Convert ``tasks`` and wait for all of them (outcomes in the same order)."""
-        return [future.result() for future in [self.submit(t) for t in tasks]]
-
-    @property
-    def queued(self) -> int:
-        with self._ready:
-            return len(self._queue)
 
     def _start_slots(self) -> None:
         if self._slots:
