@@ -138,7 +138,8 @@ class Indexer:
         names = list(shelf_names or self.shelves)
         for name in names:
             shelf = self.shelves[name]
-            with self._locks[name]:
+            # The catalog comes first: no background conversion while it runs (DESIGN D11).
+            with self._locks[name], self.builder.held():
                 on_disk = {
                     path: _Seen(info.st_size, info.st_mtime_ns) for path, info in shelf.walk()
                 }
@@ -153,7 +154,7 @@ class Indexer:
         """Catalog just ``paths`` (relative files or folders) on one shelf, e.g. for the watcher."""
         shelf = self.shelves[shelf_name]
         paths = list(paths)
-        with self._locks[shelf_name]:
+        with self._locks[shelf_name], self.builder.held():
             on_disk: dict[str, _Seen] = {}
             prefixes = tuple(p.rstrip("/") + "/" for p in paths)
             for path in paths:
@@ -248,17 +249,7 @@ class Indexer:
         force: bool,
         progress: Progress | None,
     ) -> IndexReport:
-        with self.builder.held():
-            return self._catalogue_all(shelf, on_disk, scope, force, progress)
-
-    def _catalogue_all(
-        self,
-        shelf: Shelf,
-        on_disk: Mapping[str, _Seen],
-        scope: tuple[list[str], tuple[str, ...]] | None,
-        force: bool,
-        progress: Progress | None,
-    ) -> IndexReport:
+        """One pass over ``on_disk`` (and what the index knows in ``scope``), in batches."""
         report = IndexReport()
         known = self._known(shelf, scope)
         paths = sorted(set(known) | set(on_disk))
