@@ -31,7 +31,7 @@ from concurrent.futures import Future
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
-from sqlalchemy import func, select
+from sqlalchemy import ColumnElement, func, select
 from sqlalchemy.orm import selectinload
 
 from converters import APPLICATION_JSON, TEXT_MARKDOWN, TEXT_PLAIN, Facts
@@ -176,13 +176,15 @@ class FormatBuilder:
         counted_at, count = self._backlog
         if max_age_s and time.monotonic() - counted_at < max_age_s:
             return count
-        query = select(func.count(Document.id)).where(
-            Document.state == DocumentState.PENDING, Document.shelf.in_(list(self.shelves))
-        )
+        query = select(func.count(Document.id)).where(*self._pending())
         with self.database.session() as session:
             count = session.scalar(query) or 0
         self._backlog = (time.monotonic(), count)
         return count
+
+    def _pending(self) -> tuple[ColumnElement[bool], ...]:
+        """The queue: documents on this server's shelves whose formats are to be built."""
+        return Document.state == DocumentState.PENDING, Document.shelf.in_(list(self.shelves))
 
     def failures(self, uris: Collection[str]) -> list[tuple[str, str, str]]:
         """(path, reason, message) of those of ``uris`` whose conversion failed."""
@@ -240,10 +242,7 @@ class FormatBuilder:
             self._refetch = False
             query = (
                 select(Document.id)
-                .where(
-                    Document.state == DocumentState.PENDING,
-                    Document.shelf.in_(list(self.shelves)),
-                )
+                .where(*self._pending())
                 .order_by(Document.size, Document.id)
                 .limit(CANDIDATES + len(busy))
             )

@@ -33,7 +33,7 @@ from multiprocessing.connection import Connection
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from converters import ConversionError, Facts, find_converter
+from converters import ConversionError, Facts, find_converter, offered_formats
 from converters.detect import HEAD_BYTES, detect_mime
 from storage.shelves import FileBytes, NotRegularFile, OutsideShelf, Shelf
 from storage.store import RepresentationStore, store_key
@@ -69,7 +69,6 @@ class ConversionTask:
     known_sha256: str | None = None
     known_converter: str | None = None
     stored: frozenset[str] = frozenset()
-    force: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,10 +89,6 @@ class ConversionOutcome:
     @classmethod
     def failed(cls, reason: str, message: str) -> ConversionOutcome:
         return cls(error_reason=reason, error_message=message)
-
-    @property
-    def unchanged(self) -> bool:
-        return self.facts is None and self.error_reason is None and not self.missing
 
 
 def converter_identity(mime_type: str, filename: str) -> str | None:
@@ -131,16 +126,16 @@ def convert_file(task: ConversionTask, store: RepresentationStore) -> Conversion
     if converter is None:
         return replace(found, facts=Facts())
     found = replace(found, converter=f"{converter.name}:{converter.version}")
-    unchanged = (
-        not task.force and sha == task.known_sha256 and found.converter == task.known_converter
-    )
+    unchanged = sha == task.known_sha256 and found.converter == task.known_converter
+    wanted = [
+        f
+        for f in offered_formats(mime_type, filename)
+        if (task.formats is None or f in task.formats) and not (unchanged and f in task.stored)
+    ]
+    if unchanged and not wanted:
+        return found  # same bytes, same converter, every format stored: nothing to parse
     try:
         result = converter.convert(read.data, mime_type, filename)
-        wanted = [f for f in result.formats if task.formats is None or f in task.formats]
-        if unchanged:
-            wanted = [f for f in wanted if f not in task.stored]
-            if not wanted:
-                return found
         variants = []
         for representation in result.produce(wanted):
             key = store_key(sha, converter.name, converter.version, representation.mime_type)

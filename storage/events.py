@@ -23,6 +23,11 @@ class ChangeSet:
     def __bool__(self) -> bool:
         return bool(self.added or self.removed or self.changed)
 
+    def __or__(self, other: ChangeSet) -> ChangeSet:
+        return ChangeSet(
+            self.added | other.added, self.removed | other.removed, self.changed | other.changed
+        )
+
     @property
     def list_changed(self) -> bool:
         return bool(self.added or self.removed)

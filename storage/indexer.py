@@ -65,11 +65,7 @@ class IndexReport:
         for name in ("seen", "added", "changed", "removed", "unchanged", "failed"):
             setattr(self, name, getattr(self, name) + getattr(other, name))
         self.errors.extend(other.errors)
-        self.changes = ChangeSet(
-            self.changes.added | other.changes.added,
-            self.changes.removed | other.changes.removed,
-            self.changes.changed | other.changes.changed,
-        )
+        self.changes |= other.changes
 
     def fail(self, path: str, reason: str, message: str) -> None:
         self.failed += 1
@@ -266,11 +262,7 @@ class Indexer:
             changes, stale_keys = self._batch(shelf, batch, on_disk, known, force, report, advance)
             release_unreferenced(self.database, self.store, stale_keys)
             self._publish(changes)
-            report.changes = ChangeSet(
-                report.changes.added | changes.added,
-                report.changes.removed | changes.removed,
-                report.changes.changed | changes.changed,
-            )
+            report.changes |= changes
             if progress:
                 progress(min(start + BATCH_SIZE, total), total)
         if report.changes:

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import base64
 import builtins
+import contextlib
 import logging
 import threading
 from collections.abc import Iterator, Mapping, Sequence
-from contextlib import contextmanager
 from typing import Any
 
 from app.mcp import wire
@@ -214,7 +214,7 @@ class ResourceService:
             contents = self._contents(ctx, record, fitting)
         return _with_omissions({"contents": contents}, omitted)
 
-    @contextmanager
+    @contextlib.contextmanager
     def _read_slot(self, size: int) -> Iterator[None]:
         """Let only a few large reads hold their answer in memory at once (issue 16, item 12)."""
         if size < LARGE_READ_BYTES:
@@ -284,34 +284,40 @@ class ResourceService:
     def _load(self, ctx: RequestContext, record: DocumentRecord, variant: VariantRecord) -> bytes:
         if variant.original:
             return self._load_original(ctx, record)
-        assert variant.store_key is not None
-        try:
-            return self.store.get(variant.store_key)
-        except FileNotFoundError:
-            pass
-        # Never "not found" for a document that exists (issue 16, item 2): the row we hold
-        # may have been replaced by a re-index meanwhile, or the stored file lost. Look
-        # again, and rebuild the format if the index still names the missing file.
-        for attempt in range(2):
-            fresh = self.catalog.get(record.uri)
-            for candidate in fresh.derived if fresh else ():
-                if candidate.mime_type == variant.mime_type and candidate.store_key:
-                    try:
-                        return self.store.get(candidate.store_key)
-                    except FileNotFoundError:
-                        break
-            if attempt == 0:
-                log.error(
-                    "stored %s of %s is missing; rebuilding it", variant.mime_type, record.uri
-                )
-                mime = [variant.mime_type]
-                self.builder.ensure(record.id, mime, rebuild=mime, timeout=self.build_timeout_s)
-        raise wire.McpError(
-            wire.INTERNAL_ERROR,
-            f"Internal error: the stored {variant.mime_type} of {record.uri} is missing "
-            "and could not be rebuilt",
-            {"uri": record.uri, "mimeType": variant.mime_type},
-        )
+        data = self._stored(variant.store_key, record.uri, variant.mime_type)
+        if data is None:
+            # Never "not found" for a document that exists (issue 16, item 2): the row we
+            # held may have been replaced by a re-index meanwhile (then the index names
+            # another key), or the stored file was lost (then it is rebuilt).
+            mime = [variant.mime_type]
+            log.error("stored %s of %s is missing; rebuilding it", mime[0], record.uri)
+            self.builder.ensure(record.id, mime, rebuild=mime, timeout=self.build_timeout_s)
+            data = self._stored(None, record.uri, variant.mime_type)
+        if data is None:
+            raise wire.McpError(
+                wire.INTERNAL_ERROR,
+                f"Internal error: the stored {variant.mime_type} of {record.uri} is missing "
+                "and could not be rebuilt",
+                {"uri": record.uri, "mimeType": variant.mime_type},
+            )
+        return data
+
+    def _stored(self, key: str | None, uri: str, mime_type: str) -> bytes | None:
+        """The stored bytes under ``key``, else under the key the index names now; None
+        if neither is on disk. The index is asked only when ``key`` is missing."""
+        if key is not None:
+            with contextlib.suppress(FileNotFoundError):
+                return self.store.get(key)
+        current = self._current_key(uri, mime_type)
+        if current is not None and current != key:
+            with contextlib.suppress(FileNotFoundError):
+                return self.store.get(current)
+        return None
+
+    def _current_key(self, uri: str, mime_type: str) -> str | None:
+        fresh = self.catalog.get(uri)
+        keys = (v.store_key for v in fresh.derived if v.mime_type == mime_type) if fresh else ()
+        return next((k for k in keys if k), None)
 
     def _load_original(self, ctx: RequestContext, record: DocumentRecord) -> bytes:
         shelf = self.shelves.get(record.shelf)
