@@ -43,7 +43,7 @@ if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
 from tests.support.paths import CORPUS_PDF  # noqa: E402
-from tests.support.servers import child_env, docshelf_command, free_port, modern_meta  # noqa: E402
+from tests.support.servers import RawClient, child_env, docshelf_command, free_port  # noqa: E402
 
 WORDS = "The shelf lists every file at once and builds its formats after. " * 6
 
@@ -145,6 +145,7 @@ class Served:
     base: str
     started: float
     process: subprocess.Popen[bytes]
+    client: RawClient  # MCP requests, one kept-alive connection
 
     @property
     def url(self) -> str:
@@ -161,9 +162,13 @@ def served(shelf: Path, data: Path, **env: str) -> Iterator[Served]:
     log = (data / f"serve-{port}.log").open("wb")
     started = time.perf_counter()
     process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, env=child_env(**env))
+    base = f"http://127.0.0.1:{port}"
+    client = RawClient(f"{base}/mcp")
+    client.http.timeout = httpx.Timeout(120)
     try:
-        yield Served(f"http://127.0.0.1:{port}", started, process)
+        yield Served(base, started, process, client)
     finally:
+        client.close()
         process.terminate()
         try:
             process.wait(timeout=30)
@@ -172,22 +177,10 @@ def served(shelf: Path, data: Path, **env: str) -> Iterator[Served]:
         log.close()
 
 
-def _call(http: httpx.Client, url: str, method: str, params: dict[str, object]) -> dict:
-    body = {
-        "jsonrpc": "2.0",
-        "id": 1,
-        "method": method,
-        "params": {**params, "_meta": modern_meta()},
-    }
-    headers = {
-        "Accept": "application/json, text/event-stream",
-        "MCP-Protocol-Version": "2026-07-28",
-        "Mcp-Method": method,
-    }
-    if method == "resources/read":
-        headers["Mcp-Name"] = str(params["uri"])
-    response = http.post(url, json=body, headers=headers, timeout=120)
-    return response.json()
+def _call(server: Served, method: str, params: dict[str, object]) -> dict:
+    """One 2026-07-28 request, as the tests' raw client sends it (``_meta``, headers)."""
+    response: dict = server.client.modern(method, params).json()
+    return response
 
 
 def _until(predicate: Callable[[], bool], timeout: float, step: float = 0.02) -> None:
@@ -203,7 +196,7 @@ def first_page_after(server: Served, http: httpx.Client) -> float:
 
     def answered() -> bool:
         try:
-            result = _call(http, server.url, "resources/list", {}).get("result", {})
+            result = _call(server, "resources/list", {}).get("result", {})
         except httpx.TransportError:
             return False
         return bool(result.get("resources"))
@@ -222,7 +215,7 @@ def complete_list_after(server: Served, http: httpx.Client, expected: int) -> fl
     seen, cursor = 0, None
     while True:
         params: dict[str, object] = {"cursor": cursor} if cursor else {}
-        result = _call(http, server.url, "resources/list", params).get("result", {})
+        result = _call(server, "resources/list", params).get("result", {})
         seen += len(result.get("resources", []))
         cursor = result.get("nextCursor")
         if not cursor:
@@ -304,15 +297,20 @@ def fresh_and_warm(
     return rows
 
 
+def build_seconds(shelf: Path, data: Path, http: httpx.Client) -> float:
+    """Seconds from the catalog being current to an empty conversion backlog."""
+    with served(shelf, data) as server:
+        catalogued = ready_after(server, http)
+        drained = drained_after(server, http)
+    return max(drained - catalogued, 1e-9)
+
+
 def background_rates(work: Path, markdown: int, pdf_copies: int, quick: bool) -> list[Row]:
     rows = []
     with httpx.Client() as http:
         shelf = work / "rate-md"
         make_shelf(shelf, markdown=markdown)
-        with served(shelf, work / "rate-md-data") as server:
-            catalogued = ready_after(server, http)
-            drained = drained_after(server, http)
-        rate = markdown / max(drained - catalogued, 1e-9)
+        rate = markdown / build_seconds(shelf, work / "rate-md-data", http)
         rows.append(
             Row(
                 f"background build: {markdown:,} Markdown files",
@@ -325,10 +323,7 @@ def background_rates(work: Path, markdown: int, pdf_copies: int, quick: bool) ->
         shelf = work / "rate-pdf"
         pages = make_shelf(shelf, pdfs=pdf_copies)
         if pages:
-            with served(shelf, work / "rate-pdf-data") as server:
-                catalogued = ready_after(server, http)
-                drained = drained_after(server, http)
-            rate = pages / max(drained - catalogued, 1e-9)
+            rate = pages / build_seconds(shelf, work / "rate-pdf-data", http)
             rows.append(
                 Row(
                     f"background build: {pdf_copies} corpus PDFs ({pages:,} pages)",
@@ -359,9 +354,7 @@ def first_read(work: Path, repeats: int, quick: bool) -> list[Row]:
         with httpx.Client() as http, served(shelf, work / f"ten-pages-data-{attempt}") as server:
             ready_after(server, http)
             started = time.perf_counter()
-            answer = _call(
-                http, server.url, "resources/read", {"uri": f"docshelf://{shelf.name}/guide.md"}
-            )
+            answer = _call(server, "resources/read", {"uri": f"docshelf://{shelf.name}/guide.md"})
             times.append(time.perf_counter() - started)
             kinds = [c["mimeType"] for c in answer["result"]["contents"]]
             assert "application/pdf" in kinds, kinds
