@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.paths import SHARED
+from tests.support.paths import NEEDS_SHARED, SHARED
 from tests.support.servers import RunningServer, serve
 from tests.support.shelves import make_shelf
 
@@ -62,6 +62,7 @@ def conformance_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Run
         yield server
 
 
+@NEEDS_SHARED
 @pytest.mark.parametrize(("version", "scenario"), SCENARIOS, ids=[f"{v}-{s}" for v, s in SCENARIOS])
 def test_conformance_scenario(
     conformance_server: RunningServer, version: str, scenario: str

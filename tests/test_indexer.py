@@ -14,7 +14,7 @@ import pytest
 from app.runtime import Runtime
 from app.settings import Settings
 from storage.models import DocumentState
-from tests.support.paths import CORPUS_PDF
+from tests.support.paths import CORPUS_PDF, NEEDS_SHARED
 
 SAMPLE_FILES = {
     "guides/field-guide.md",
@@ -165,6 +165,7 @@ def test_symlink_leaving_the_shelf_is_not_indexed(
         rt.close()
 
 
+@NEEDS_SHARED
 def test_the_whole_corpus_indexes_and_reports_sizes(tmp_path: Path, database_url: str) -> None:
     shelf = tmp_path / "corpus"
     shutil.copytree(CORPUS_PDF, shelf)

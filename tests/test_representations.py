@@ -19,7 +19,7 @@ from app.runtime import Runtime
 from app.settings import Settings
 from converters import document_schema
 from storage.models import Document, DocumentState
-from tests.support.paths import CORPUS_PDF
+from tests.support.paths import CORPUS_PDF, NEEDS_SHARED
 from tests.support.schema import validate
 from tests.support.sdk import RichContents, http_client
 from tests.support.servers import MODERN, RawClient, RunningServer, serve
@@ -111,6 +111,7 @@ async def test_a_document_that_failed_to_convert_is_its_original_with_the_reason
     assert "password" in document["error"]["message"]
 
 
+@NEEDS_SHARED
 def test_metadata_reports_every_corpus_pdf_and_its_size(tmp_path: Path) -> None:
     """The shared corpus indexes without a crash; resources/metadata reports each PDF's size
     (and page count) from the index; the encrypted PDF is listed."""
@@ -182,6 +183,7 @@ def timeout_runtime(limited_shelf: Path, tmp_path: Path) -> Iterator[Runtime]:
     runtime.close()
 
 
+@NEEDS_SHARED
 def test_a_conversion_that_times_out_keeps_the_original_and_blocks_nothing(
     timeout_runtime: Runtime,
 ) -> None:
@@ -200,6 +202,7 @@ def test_a_conversion_that_times_out_keeps_the_original_and_blocks_nothing(
     }
 
 
+@NEEDS_SHARED
 def test_files_over_the_size_cap_are_not_converted(limited_shelf: Path, tmp_path: Path) -> None:
     runtime = make_runtime(limited_shelf, tmp_path / "data", max_convert_mb=1.0)
     try:
@@ -211,6 +214,7 @@ def test_files_over_the_size_cap_are_not_converted(limited_shelf: Path, tmp_path
         runtime.close()
 
 
+@NEEDS_SHARED
 def test_a_type_no_converter_handles_is_served_as_its_original(
     limited_shelf: Path, tmp_path: Path
 ) -> None:
@@ -225,6 +229,7 @@ def test_a_type_no_converter_handles_is_served_as_its_original(
         runtime.close()
 
 
+@NEEDS_SHARED
 def test_a_converter_version_bump_reconverts_on_the_next_pass(
     limited_shelf: Path, tmp_path: Path
 ) -> None:

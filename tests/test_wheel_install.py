@@ -20,7 +20,7 @@ from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 
 import app
-from tests.support.paths import CORPUS_PDF, REPO
+from tests.support.paths import CORPUS_PDF, NEEDS_SHARED, REPO
 from tests.support.servers import child_env as clean_env
 
 # Not part of a checkout's build: VCS data, local venvs, caches, build output.
@@ -51,6 +51,7 @@ def run(argv: list[str], cwd: Path, timeout: float = 300) -> subprocess.Complete
     return done
 
 
+@NEEDS_SHARED
 @pytest.mark.timeout(900)
 def test_the_wheel_installs_in_a_fresh_venv_and_serves_the_corpus_over_stdio(
     tmp_path: Path,

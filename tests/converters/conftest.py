@@ -36,11 +36,6 @@ MIME_BY_SUFFIX = {
 Convert = Callable[[Path], ConversionResult]
 
 
-def pytest_configure(config: pytest.Config) -> None:
-    if not CORPUS_PDF.is_dir():
-        raise pytest.UsageError(f"the shared corpus is missing: {CORPUS_PDF}")
-
-
 @pytest.fixture(scope="session")
 def expected_pages() -> dict[str, int]:
     """Page counts from the corpus's own files.json, by file basename."""

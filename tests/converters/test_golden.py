@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from converters import ConversionResult, convert
+from tests.support.paths import NEEDS_SHARED
 
 from .conftest import CORPUS_PDF, READABLE_PDFS, SPEC, Convert
 
@@ -45,6 +46,7 @@ def test_pdf_matches_golden(name: str, converted: Convert) -> None:
     check(converted(CORPUS_PDF / name), GOLDEN / "pdf" / Path(name).stem)
 
 
+@NEEDS_SHARED
 @pytest.mark.parametrize("page", GOLDEN_SPEC_PAGES)
 def test_spec_page_matches_golden(page: str) -> None:
     path = SPEC / page

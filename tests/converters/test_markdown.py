@@ -13,6 +13,7 @@ from converters.frontmatter import parse_front_matter
 from converters.markdown import MarkdownConverter
 from converters.mdmodel import parse_markdown
 from converters.mdx import mdx_to_markdown
+from tests.support.paths import NEEDS_SHARED
 
 from .conftest import SPEC, SPEC_PAGES, Convert
 
@@ -33,6 +34,7 @@ def test_spec_page_title_comes_from_front_matter(page: str, converted: Convert) 
     ]
 
 
+@NEEDS_SHARED
 def test_resources_page_json_has_sections_tables_code_and_links(converted: Convert) -> None:
     document = json.loads(converted(RESOURCES_PAGE).get("application/json").data)  # type: ignore[union-attr]
     headings = [section["heading"] for section in document["sections"]]
@@ -46,6 +48,7 @@ def test_resources_page_json_has_sections_tables_code_and_links(converted: Conve
     assert document["title"] == "Resources"
 
 
+@NEEDS_SHARED
 def test_gfm_tables_become_json_tables(converted: Convert) -> None:
     tables = [
         table
@@ -59,6 +62,7 @@ def test_gfm_tables_become_json_tables(converted: Convert) -> None:
         assert table["header"] and all(len(row) == len(table["header"]) for row in table["rows"])
 
 
+@NEEDS_SHARED
 def test_plain_text_has_no_markdown_syntax(converted: Convert) -> None:
     text = converted(RESOURCES_PAGE).get("text/plain").data.decode()  # type: ignore[union-attr]
     assert "```" not in text

@@ -11,6 +11,7 @@ import pytest
 from converters import ConversionError, convert
 from converters.base import APPLICATION_PDF
 from converters.pdf import PdfConverter
+from tests.support.paths import FIXTURE_PDF, NEEDS_SHARED
 
 from .conftest import CORPUS_PDF, ENCRYPTED_PDF, READABLE_PDFS, Convert
 
@@ -54,7 +55,7 @@ def test_pdf_derives_text_markdown_json_but_never_pdf(name: str, converted: Conv
 
 
 def test_pdf_labelled_otherwise_offers_itself_as_the_pdf_variant() -> None:
-    data = (CORPUS_PDF / "minimal-document.pdf").read_bytes()
+    data = (FIXTURE_PDF / "minimal-document.pdf").read_bytes()
     result = convert(data, "application/octet-stream", "minimal-document.pdf")
     assert result.get(APPLICATION_PDF) is not None
     assert result.get(APPLICATION_PDF).data == data  # type: ignore[union-attr]
@@ -63,7 +64,7 @@ def test_pdf_labelled_otherwise_offers_itself_as_the_pdf_variant() -> None:
 def test_damaged_xref_is_repaired_and_pypdf_warnings_stay_out_of_the_log(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
-    data = (CORPUS_PDF / "minimal-document.pdf").read_bytes()
+    data = (FIXTURE_PDF / "minimal-document.pdf").read_bytes()
     position = data.rfind(b"startxref")
     damaged = data[:position] + re.sub(rb"startxref\s+\d+", b"startxref\n123", data[position:])
     with caplog.at_level(logging.DEBUG):
@@ -74,7 +75,7 @@ def test_damaged_xref_is_repaired_and_pypdf_warnings_stay_out_of_the_log(
 
 
 def test_password_protected_pdf_is_encrypted_error() -> None:
-    data = (CORPUS_PDF / ENCRYPTED_PDF).read_bytes()
+    data = (FIXTURE_PDF / ENCRYPTED_PDF).read_bytes()
     with pytest.raises(ConversionError) as caught:
         PdfConverter().convert(data, "application/pdf", ENCRYPTED_PDF)
     assert caught.value.reason == "encrypted"
@@ -86,7 +87,7 @@ def test_password_protected_pdf_is_encrypted_error() -> None:
         pytest.param(b"%PDF-1.7\n" + bytes(range(256)) * 8, id="garbage-after-header"),
         pytest.param(b"this is not a PDF at all", id="not-a-pdf"),
         pytest.param(b"", id="empty"),
-        pytest.param((CORPUS_PDF / "minimal-document.pdf").read_bytes()[:400], id="truncated"),
+        pytest.param((FIXTURE_PDF / "minimal-document.pdf").read_bytes()[:400], id="truncated"),
     ],
 )
 def test_broken_pdf_is_corrupt_error(data: bytes) -> None:
@@ -95,12 +96,14 @@ def test_broken_pdf_is_corrupt_error(data: bytes) -> None:
     assert caught.value.reason == "corrupt"
 
 
+@NEEDS_SHARED
 def test_arabic_text_survives_extraction(converted: Convert) -> None:
     text = converted(CORPUS_PDF / "habibi.pdf").get("text/plain").data.decode()  # type: ignore[union-attr]
     assert ARABIC.search(text)
     assert "habibi" in text
 
 
+@NEEDS_SHARED
 def test_multicolumn_text_keeps_both_columns_and_joins_hyphenation(converted: Convert) -> None:
     text = converted(CORPUS_PDF / "multicolumn.pdf").get("text/plain").data.decode()  # type: ignore[union-attr]
     # "adip-" / "iscing" and "con-" / "sectetuer" are split across lines in the PDF.
@@ -109,6 +112,7 @@ def test_multicolumn_text_keeps_both_columns_and_joins_hyphenation(converted: Co
     assert "Two-Column Document with Lorem Ipsum" in text
 
 
+@NEEDS_SHARED
 @pytest.mark.parametrize("name", ["pdflatex-outline.pdf", "mistitled_outlines_example.pdf"])
 def test_outline_becomes_markdown_headings_at_their_pages(name: str, converted: Convert) -> None:
     result = converted(CORPUS_PDF / name)
@@ -125,18 +129,21 @@ def test_outline_becomes_markdown_headings_at_their_pages(name: str, converted: 
         assert markdown.index(f"{'#' * entry.level} {entry.title}", marker) > marker
 
 
+@NEEDS_SHARED
 def test_outline_heading_replaces_the_matching_line(converted: Convert) -> None:
     markdown = markdown_of(converted, "pdflatex-outline.pdf")
     assert "# Foo\n\nHello, here is some text" in markdown
     assert "\n1 Foo\nHello" not in markdown
 
 
+@NEEDS_SHARED
 def test_outline_levels_nest(converted: Convert) -> None:
     outline = converted(CORPUS_PDF / "mistitled_outlines_example.pdf").facts.outline
     assert {entry.level for entry in outline} == {1, 2, 3}
     assert outline[0].title == "First" and outline[0].page == 2
 
 
+@NEEDS_SHARED
 def test_font_size_headings_without_outline(converted: Convert) -> None:
     result = converted(CORPUS_PDF / "multicolumn.pdf")
     found = headings(markdown_of(converted, "multicolumn.pdf"))
@@ -145,11 +152,13 @@ def test_font_size_headings_without_outline(converted: Convert) -> None:
     assert result.facts.title == "Two-Column Document with Lorem Ipsum"
 
 
+@NEEDS_SHARED
 def test_pages_without_structure_get_page_sections(converted: Convert) -> None:
     markdown = markdown_of(converted, "pdflatex-4-pages.pdf")
     assert [title for _, title in headings(markdown)] == [f"Page {n}" for n in range(1, 5)]
 
 
+@NEEDS_SHARED
 def test_metadata_from_info_dictionary(converted: Convert) -> None:
     facts = converted(CORPUS_PDF / "GeoTopo-komprimiert.pdf").facts
     assert facts.title == "Geometrie und Topologie"
@@ -160,10 +169,12 @@ def test_metadata_from_info_dictionary(converted: Convert) -> None:
     assert facts.outline[0].page == 6
 
 
+@NEEDS_SHARED
 def test_document_language_from_catalog(converted: Convert) -> None:
     assert converted(CORPUS_PDF / "002-trivial-libre-office-writer.pdf").facts.language == "en-US"
 
 
+@NEEDS_SHARED
 def test_unreadable_metadata_and_page_tree_are_tolerated(converted: Convert) -> None:
     result = converted(CORPUS_PDF / "unreadablemetadata.pdf")
     assert result.facts.page_count == 4
@@ -171,6 +182,7 @@ def test_unreadable_metadata_and_page_tree_are_tolerated(converted: Convert) -> 
     assert "Wirewound" in result.get("text/plain").data.decode()  # type: ignore[union-attr]
 
 
+@NEEDS_SHARED
 def test_description_is_first_body_paragraph_when_no_subject(converted: Convert) -> None:
     facts = converted(CORPUS_PDF / "crazyones-pdfa.pdf").facts
     assert facts.description is not None
@@ -178,12 +190,14 @@ def test_description_is_first_body_paragraph_when_no_subject(converted: Convert)
     assert len(facts.description) <= 201
 
 
+@NEEDS_SHARED
 def test_ligatures_are_expanded(converted: Convert) -> None:
     text = converted(CORPUS_PDF / "crazyones-pdfa.pdf").get("text/plain").data.decode()  # type: ignore[union-attr]
     assert "misfits" in text
     assert "\ufb01" not in text
 
 
+@NEEDS_SHARED
 def test_page_markers_and_running_folios(converted: Convert) -> None:
     markdown = markdown_of(converted, "pdflatex-outline.pdf")
     assert "<!-- page 1 -->" in markdown and "<!-- page 4 -->" in markdown

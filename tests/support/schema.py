@@ -9,14 +9,12 @@ from typing import Any
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import ValidationError
 
-from tests.support.paths import SPEC
-
-SCHEMA_DIRS = {"2025-11-25": "mcp-2025-11-25", "2026-07-28": "mcp-2026-07-28"}
+from tests.support.paths import MCP_SCHEMAS
 
 
 @cache
 def _schema(version: str) -> dict[str, Any]:
-    return json.loads((SPEC / SCHEMA_DIRS[version] / "schema.json").read_text())
+    return json.loads((MCP_SCHEMAS / version / "schema.json").read_text())
 
 
 @cache

@@ -6,7 +6,7 @@ import json
 import shutil
 from pathlib import Path
 
-from tests.support.paths import CORPUS_PDF
+from tests.support.paths import FIXTURE_PDF
 
 MARKDOWN = """---
 title: Field Guide
@@ -42,9 +42,9 @@ def make_shelf(root: Path) -> Path:
     )
     (root / "Straße plan.md").write_text("# Straßenplan\n\nUnicode in the name.\n")
     (root / "papers").mkdir()
-    shutil.copy(CORPUS_PDF / "pdflatex-4-pages.pdf", root / "papers" / "pdflatex-4-pages.pdf")
+    shutil.copy(FIXTURE_PDF / "pdflatex-4-pages.pdf", root / "papers" / "pdflatex-4-pages.pdf")
     shutil.copy(
-        CORPUS_PDF / "libreoffice-writer-password.pdf",
+        FIXTURE_PDF / "libreoffice-writer-password.pdf",
         root / "papers" / "libreoffice-writer-password.pdf",
     )
     (root / "papers" / "broken.pdf").write_bytes(b"%PDF-1.7\n1 0 obj << /Type /Catalog >>\ngarbage")
