@@ -12,8 +12,8 @@ import time
 from dataclasses import dataclass, field
 
 from app import metrics
+from app.mcp.kernel import Kernel
 from app.mcp.resources import ResourceService
-from app.mcp.server import McpServer
 from app.mcp.sessions import SessionRegistry
 from app.settings import Settings
 from storage.builder import FormatBuilder, Progress
@@ -97,7 +97,9 @@ class Runtime:
             build_timeout_s=settings.convert_timeout + 10,
             catalogued=self.readiness.catalogued,
         )
-        self.server = McpServer(self.resources, instructions=INSTRUCTIONS)
+        self.kernel = Kernel(
+            self.resources, self.bus, instructions=INSTRUCTIONS, keepalive_s=settings.keepalive_s
+        )
         self.sessions = SessionRegistry(
             idle_timeout_s=settings.session_idle_timeout, max_sessions=settings.max_sessions
         )
