@@ -7,16 +7,15 @@ It also answers ``initialize`` with a session id, the ``initialized`` notificati
 with 202 and ``DELETE`` with 204, so the benchmark's load generator talks to it
 exactly as to the MCP servers. Nothing is looked up but a dict; no MCP checks.
 
-uvicorn runs with uvloop and httptools when they are installed (``--http`` to
-choose), access log off: the cheapest HTTP this Python has.
+uvicorn runs with uvloop and httptools (what docshelf runs on; both are its
+dependencies), access log off: the cheapest HTTP this Python has.
 
-    python -m bench.bare_starlette --root DIR --port PORT [--http h11]
+    python -m bench.bare_starlette --root DIR --port PORT
 """
 
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import json
 import uuid
 from pathlib import Path
@@ -71,22 +70,17 @@ def build_app(root: Path) -> Starlette:
     return Starlette(routes=[Route("/mcp", mcp, methods=["POST", "DELETE"])])
 
 
-def fastest(module: str, fallback: str) -> str:
-    return module if importlib.util.find_spec(module) else fallback
-
-
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--root", type=Path, required=True, help="the folder to serve")
     parser.add_argument("--port", type=int, required=True)
-    parser.add_argument("--http", default=fastest("httptools", "h11"), choices=["h11", "httptools"])
     args = parser.parse_args(argv)
     uvicorn.run(
         build_app(args.root),
         host="127.0.0.1",
         port=args.port,
-        loop=fastest("uvloop", "asyncio"),
-        http=args.http,
+        loop="auto",
+        http="auto",
         access_log=False,
         log_level="warning",
     )

@@ -453,7 +453,6 @@ DOCSHELF_2 = "docshelf --processes 2"
 METADATA = "docshelf metadata"
 SDK = "SDK reference"
 BARE = "bare Starlette"
-BARE_H11 = "bare Starlette, h11"
 PRODUCT = ("app", "storage", "converters", "migrations")
 
 
@@ -468,10 +467,6 @@ def serving_rounds(
         progress(f"starting the servers on {len(files):,} files")
         sdk = stack.enter_context(script_server("bench.reference_sdk", shelf, work / "sdk.log"))
         bare = stack.enter_context(script_server("bench.bare_starlette", shelf, work / "bare.log"))
-        # The same floor on uvicorn's h11, the HTTP implementation docshelf runs on.
-        bare_h11 = stack.enter_context(
-            script_server("bench.bare_starlette", shelf, work / "bare-h11.log", "--http", "h11")
-        )
         port, pid = stack.enter_context(docshelf_server(shelf, work / "data", *one_process))
         targets = [Target(DOCSHELF, port, pid, uris, ORIGINAL_ONLY)]
         formats_uris = uris[:: max(1, len(uris) // plan.all_formats_docs)][: plan.all_formats_docs]
@@ -481,7 +476,6 @@ def serving_rounds(
         reference = [f.uri for f in files]
         targets.append(Target(SDK, *sdk.listening(), reference))
         targets.append(Target(BARE, *bare.listening(), reference))
-        targets.append(Target(BARE_H11, *bare_h11.listening(), reference))
         if processes:
             port, pid = stack.enter_context(
                 docshelf_server(shelf, work / "data-2", "--processes", "2")
@@ -499,7 +493,7 @@ def serving_rounds(
             plan.repeats,
             plan.window_s,
             plan.warmup_s,
-            only_at={DOCSHELF_2: plan.processes_clients, METADATA: 1, BARE_H11: TARGET_CLIENTS},
+            only_at={DOCSHELF_2: plan.processes_clients, METADATA: 1},
         )
 
 
@@ -648,15 +642,6 @@ def verdict_rows(
             bare.rps,
             "req/s",
             note=f"p99 {bare.p99:.2f} ms, {bare.cpu:.3f} ms CPU/read",
-        )
-    )
-    h11 = figures[BARE_H11, at]
-    rows.append(
-        ServeRow(
-            f"floor 2 on h11 (docshelf's HTTP), {at} clients",
-            h11.rps,
-            "req/s",
-            note=f"p99 {h11.p99:.2f} ms, {h11.cpu:.3f} ms CPU/read",
         )
     )
     rows.append(

@@ -26,7 +26,6 @@ ROWS = [
     "all formats, 8 clients: docshelf / SDK (original)",
     "floor 1: in-process base64 + json.dumps, per read",
     "floor 2: bare Starlette, 8 clients",
-    "floor 2 on h11 (docshelf's HTTP), 8 clients",
     "bare Starlette / docshelf requests/s, 8 clients",
     "load generator CPU per request",
 ]
