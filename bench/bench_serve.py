@@ -63,7 +63,13 @@ from bench import loadgen  # noqa: E402
 from bench.bench_index import Row, make_shelf  # noqa: E402
 from bench.shelf_files import ServedFile, served_files  # noqa: E402
 from storage.uris import build_uri  # noqa: E402
-from tests.support.servers import child_env, docshelf_command, free_port, serve  # noqa: E402
+from tests.support.servers import (  # noqa: E402
+    child_env,
+    docshelf_command,
+    free_port,
+    serve,
+    stop,
+)
 
 HOST = "127.0.0.1"
 TARGET_CLIENTS = 8  # the targets are at 8 clients
@@ -212,12 +218,7 @@ def script_server(module: str, shelf: Path, log: Path, *args: str) -> Iterator[S
     try:
         yield Spawned(module, port, process, log)
     finally:
-        process.terminate()
-        try:
-            process.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
+        stop(process)
 
 
 @contextmanager
