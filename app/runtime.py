@@ -18,6 +18,7 @@ from app.mcp.sessions import SessionRegistry
 from app.settings import Settings
 from storage.builder import FormatBuilder, Progress
 from storage.catalog import Catalog
+from storage.changefeed import ChangeFeed
 from storage.conversion import ConversionPool
 from storage.database import Database
 from storage.events import EventBus
@@ -67,6 +68,7 @@ class Runtime:
         self.database = Database(settings.resolved_database_url)
         self.store = RepresentationStore(settings.store_dir)
         self.bus = EventBus()
+        self.feed = ChangeFeed(self.database, self.bus, poll_s=settings.change_poll_ms / 1000)
         self.pool = ConversionPool(
             self.store,
             workers=settings.workers,
@@ -114,8 +116,10 @@ class Runtime:
         self._index_thread: threading.Thread | None = None
 
     def open(self) -> None:
-        """Upgrade the schema; the database is usable afterwards."""
+        """Upgrade the schema; the database is usable afterwards, and what this process
+        publishes from now on reaches the others through the change feed."""
         self.database.upgrade()
+        self.feed.publish()
         self.jobs.recover()
         if self.catalog.count() > 0:
             # A warm start serves the index it has at once; the pass reconciles behind it.
@@ -138,7 +142,9 @@ class Runtime:
         )
 
     def start_background(self) -> None:
-        """Start following the shelves (watcher), building formats, and the first catalog pass."""
+        """Start following the other processes' changes (the change feed) and the shelves
+        (watcher), building formats, and the first catalog pass."""
+        self.feed.follow()
         if self.settings.watch:
             self.watcher.start()
         self.pool.start()
@@ -185,4 +191,5 @@ class Runtime:
         self.watcher.stop()
         if self._index_thread is not None:
             self._index_thread.join(timeout=5)
+        self.feed.close()  # after everything that publishes: what they published is written
         self.database.dispose()

@@ -95,6 +95,13 @@ class Settings(BaseSettings):
         10, ge=0, description="seconds shutdown waits for requests in progress"
     )
     index_on_start: bool = True
+    change_poll_ms: int = Field(
+        200,
+        ge=10,
+        le=10_000,
+        description="how often a serving process looks for changes other processes made "
+        "(PostgreSQL also wakes it at once by LISTEN/NOTIFY)",
+    )
 
     _split = field_validator(
         "shelves", "allowed_origins", "allowed_hosts", "ignore", mode="before"

@@ -11,6 +11,7 @@ from sqlalchemy import (
     Dialect,
     ForeignKey,
     Index,
+    Integer,
     String,
     Text,
     TypeDecorator,
@@ -136,3 +137,23 @@ class Job(Base):
         JSON, default=list
     )  # path, reason, message
     message: Mapped[str | None] = mapped_column(Text)  # why the job failed or was interrupted
+
+
+class ChangeRecord(Base):
+    """One published change set, for the other processes sharing the database
+    (``storage.changefeed``); kept for minutes, then pruned."""
+
+    __tablename__ = "change_log"
+    __table_args__ = (
+        Index("ix_change_log_created_at", "created_at"),
+        {"sqlite_autoincrement": True},  # ids are never reused: followers remember the last
+    )
+
+    id: Mapped[int] = mapped_column(
+        BigInteger().with_variant(Integer(), "sqlite"), primary_key=True, autoincrement=True
+    )
+    origin: Mapped[str] = mapped_column(String(64))  # the publishing process's token
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime())
+    added: Mapped[list[str]] = mapped_column(JSON)
+    removed: Mapped[list[str]] = mapped_column(JSON)
+    changed: Mapped[list[str]] = mapped_column(JSON)
