@@ -148,6 +148,14 @@ def _http_options(parser: argparse.ArgumentParser) -> None:
     )
 
 
+NO_INDEX_HELP = (
+    "a replica: serve the index another process keeps in the same database — no start-up "
+    "pass, no watching, no background conversion (a read still builds a format it needs); "
+    "changes that process makes reach this one's subscribers through the database "
+    "(env DOCSHELF_INDEX_ON_START=false)"
+)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="docshelf",
@@ -159,16 +167,14 @@ def build_parser() -> argparse.ArgumentParser:
     serve = commands.add_parser("serve", help="serve MCP over Streamable HTTP at /mcp")
     _shelf_options(serve)
     _http_options(serve)
-    serve.add_argument(
-        "--no-index", action="store_true", help="do not index on start (read replicas)"
-    )
+    serve.add_argument("--no-index", action="store_true", help=NO_INDEX_HELP)
     serve.add_argument(
         "--no-watch", action="store_true", help="do not follow the folders for changes"
     )
 
     stdio = commands.add_parser("stdio", help="serve MCP over stdin/stdout, for desktop clients")
     _shelf_options(stdio)
-    stdio.add_argument("--no-index", action="store_true", help="do not index on start")
+    stdio.add_argument("--no-index", action="store_true", help=NO_INDEX_HELP)
     stdio.add_argument(
         "--no-watch", action="store_true", help="do not follow the folders for changes"
     )

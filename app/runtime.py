@@ -2,6 +2,12 @@
 
 Both the HTTP server and the stdio server are a :class:`Runtime` plus a
 transport; ``docshelf index`` is a Runtime without one.
+
+A runtime either *indexes* (the default: the start-up catalog pass, the watcher,
+background conversion) or is a *replica* (``--no-index``): it serves the index
+another process keeps, building only the formats its own reads need. Either way,
+what it publishes goes into the change feed and, when serving, it follows the feed
+(``storage.changefeed``).
 """
 
 from __future__ import annotations
@@ -141,18 +147,25 @@ class Runtime:
             force=force, progress=progress, wait=True, build_progress=build_progress
         )
 
+    @property
+    def indexing(self) -> bool:
+        """Whether this process keeps the index (else it is a replica of one kept elsewhere)."""
+        return self.settings.index_on_start
+
     def start_background(self) -> None:
-        """Start following the other processes' changes (the change feed) and the shelves
-        (watcher), building formats, and the first catalog pass."""
+        """Follow the other processes' changes; when indexing, also the shelves (watcher),
+        building formats, and the first catalog pass."""
         self.feed.follow()
+        if not self.indexing:
+            # A replica: the indexing process catalogs, watches and converts. Reads here
+            # still build a format they need that is not stored yet (FormatBuilder.ensure).
+            self.readiness.finish()
+            return
         if self.settings.watch:
             self.watcher.start()
         self.pool.start()
         self.builder.start()
-        if self.settings.index_on_start:
-            self.start_initial_index()
-        else:
-            self.readiness.finish()
+        self.start_initial_index()
 
     def start_initial_index(self) -> None:
         """Catalog in the background; ``/readyz`` turns 200 when the catalog is current."""
