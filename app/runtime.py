@@ -4,10 +4,10 @@ Both the HTTP server and the stdio server are a :class:`Runtime` plus a
 transport; ``docshelf index`` is a Runtime without one.
 
 A runtime either *indexes* (the default: the start-up catalog pass, the watcher,
-background conversion) or is a *replica* (``--no-index``): it serves the index
-another process keeps, building only the formats its own reads need. Either way,
-what it publishes goes into the change feed and, when serving, it follows the feed
-(``storage.changefeed``).
+background conversion) or is a *replica* (``--no-index``; the extra processes of
+``serve --processes N``): it serves the index another process keeps, building only
+the formats its own reads need. Either way, what it publishes goes into the change
+feed and, when serving, it follows the feed (``storage.changefeed``).
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from dataclasses import dataclass, field
+from typing import Any, Protocol, cast
 
 from app import metrics
 from app.mcp.resources import ResourceService
@@ -36,6 +36,15 @@ from storage.watcher import ShelfWatcher
 
 log = logging.getLogger(__name__)
 
+
+class EventLike(Protocol):
+    """``threading.Event`` or a multiprocessing one."""
+
+    def is_set(self) -> bool: ...
+    def set(self) -> None: ...
+    def wait(self, timeout: float | None = None) -> bool: ...
+
+
 INSTRUCTIONS = (
     "docshelf serves a folder of documents as resources. Each resources/read returns the same "
     "document in several formats (the original, Markdown, plain text, JSON and PDF) as entries "
@@ -43,32 +52,70 @@ INSTRUCTIONS = (
 )
 
 
-@dataclass
 class Readiness:
     """Whether the catalog is current (``/readyz``): the first catalog pass has finished.
 
     Formats may still be building; that backlog is in ``/admin/status`` and
     ``/metrics``, not in readiness (DESIGN D11).
+
+    The processes of ``serve --processes N`` share one: its flags and counts are then
+    multiprocessing objects (:meth:`shared`), kept by the indexing process and read by
+    every process's ``/readyz``. A replica with a readiness of its own is ready at once.
     """
 
-    ready: bool = False
-    done: int = 0
-    total: int = 0
-    error: str | None = None
-    started_at: float = field(default_factory=time.time)
-    catalogued: threading.Event = field(default_factory=threading.Event)
+    def __init__(
+        self,
+        *,
+        finished: EventLike | None = None,
+        catalogued: EventLike | None = None,
+        counts: Any = None,
+    ) -> None:
+        self.shared = finished is not None
+        self._finished: EventLike = finished or threading.Event()
+        # Set once there is a catalog to list: at a warm start, or when the first pass ends.
+        self.catalogued: EventLike = catalogued or threading.Event()
+        self._counts: Any = counts if counts is not None else [0, 0]  # done, total
+        self.error: str | None = None  # known to the process that ran the pass
+        self.started_at = time.time()
+
+    @classmethod
+    def shared_by(cls, context: Any) -> Readiness:
+        """One readiness for the processes a multiprocessing ``context`` starts."""
+        return cls(
+            finished=context.Event(), catalogued=context.Event(), counts=context.Array("q", 2)
+        )
+
+    def __getstate__(self) -> dict[str, Any]:
+        if not self.shared:
+            raise TypeError("only a shared readiness crosses processes")
+        return {"finished": self._finished, "catalogued": self.catalogued, "counts": self._counts}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__init__(**state)  # type: ignore[misc]
+
+    @property
+    def ready(self) -> bool:
+        return self._finished.is_set()
+
+    @property
+    def done(self) -> int:
+        return int(self._counts[0])
+
+    @property
+    def total(self) -> int:
+        return int(self._counts[1])
 
     def progress(self, done: int, total: int) -> None:
-        self.done, self.total = done, total
+        self._counts[0], self._counts[1] = done, total
 
     def finish(self, error: str | None = None) -> None:
         self.error = error
-        self.ready = True
+        self._finished.set()
         self.catalogued.set()
 
 
 class Runtime:
-    def __init__(self, settings: Settings) -> None:
+    def __init__(self, settings: Settings, *, readiness: Readiness | None = None) -> None:
         self.settings = settings
         self.shelves = make_shelves(settings.shelf_specs(), IgnoreRules(tuple(settings.ignore)))
         self.database = Database(settings.resolved_database_url)
@@ -93,7 +140,7 @@ class Runtime:
         )
         self.indexer = Indexer(self.database, self.builder, self.shelves, bus=self.bus)
         self.catalog = Catalog(self.database)
-        self.readiness = Readiness()
+        self.readiness = readiness or Readiness()
         self.resources = ResourceService(
             self.catalog,
             self.store,
@@ -103,7 +150,8 @@ class Runtime:
             builder=self.builder,
             max_read_bytes=int(settings.max_read_mb * 1024 * 1024),
             build_timeout_s=settings.convert_timeout + 10,
-            catalogued=self.readiness.catalogued,
+            # A threading.Event, or its multiprocessing twin: only is_set() and wait() are used.
+            catalogued=cast(threading.Event, self.readiness.catalogued),
         )
         self.server = McpServer(self.resources, instructions=INSTRUCTIONS)
         self.sessions = SessionRegistry(
@@ -159,7 +207,8 @@ class Runtime:
         if not self.indexing:
             # A replica: the indexing process catalogs, watches and converts. Reads here
             # still build a format they need that is not stored yet (FormatBuilder.ensure).
-            self.readiness.finish()
+            if not self.readiness.shared:  # else the indexing process says when it is ready
+                self.readiness.finish()
             return
         if self.settings.watch:
             self.watcher.start()

@@ -94,6 +94,9 @@ class Settings(BaseSettings):
     shutdown_timeout: int = Field(
         10, ge=0, description="seconds shutdown waits for requests in progress"
     )
+    processes: int = Field(
+        1, ge=1, le=64, description="serve: processes serving the one port (the first indexes)"
+    )
     index_on_start: bool = Field(
         True,
         description="this process indexes: the start-up pass, watching (unless watch is off) "

@@ -1,23 +1,195 @@
-"""Scale-out with real processes: replicas sharing a database.
+"""Scale-out with real processes: ``serve --processes N`` and replicas sharing a database.
 
 Changes cross processes through the database (``storage.changefeed``): a subscriber
-hears about a change whichever process made it.
+hears about a change whichever process holds its stream. ``/healthz`` names the
+process that answered (``process.pid``, ``process.indexing``); one keep-alive
+connection is served by one process, so ``/healthz`` and ``/metrics`` asked over the
+same connection describe the same process.
 """
 
 from __future__ import annotations
 
+import contextlib
+import json
+import os
+import re
+import signal
 import subprocess
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import anyio
+import anyio.to_thread
+import httpx
 import pytest
 from mcp.client.subscriptions import ResourcesListChanged, ResourceUpdated
 
 from tests.support.sdk import http_client
-from tests.support.servers import MODERN, child_env, docshelf_command, serve
+from tests.support.servers import (
+    MODERN,
+    RunningServer,
+    child_env,
+    docshelf_command,
+    free_port,
+    modern_meta,
+    serve,
+)
 from tests.support.shelves import make_shelf
 
 WAIT = 20  # seconds for a notification; the watcher and the feed answer in well under one
+STOP_WITHIN_S = 10
+
+
+# -- which process answers -------------------------------------------------------------------
+
+
+def _pid_of(client: httpx.Client, base: str) -> tuple[int, bool]:
+    process = client.get(f"{base}/healthz").json()["process"]
+    return int(process["pid"]), bool(process["indexing"])
+
+
+def processes_of(base: str, count: int, timeout: float = 90) -> dict[int, bool]:
+    """pid → indexing, for ``count`` processes answering on ``base`` (new connections until
+    each has answered at least once)."""
+    seen: dict[int, bool] = {}
+    deadline = time.monotonic() + timeout
+    while len(seen) < count:
+        assert time.monotonic() < deadline, f"only {seen} answered within {timeout} s"
+        with contextlib.suppress(httpx.TransportError), httpx.Client(timeout=5) as client:
+            pid, indexing = _pid_of(client, base)
+            seen[pid] = indexing
+    return seen
+
+
+def listeners_by_process(base: str, pids: set[int], timeout: float = 30) -> dict[int, int]:
+    """Open notification streams per process (the ``docshelf_active_subscriptions`` gauge)."""
+    found: dict[int, int] = {}
+    deadline = time.monotonic() + timeout
+    while set(found) != pids:
+        assert time.monotonic() < deadline, f"no answer from {pids - set(found)}"
+        with httpx.Client(timeout=5) as client:  # one connection: one process answers both
+            pid, _ = _pid_of(client, base)
+            metrics = client.get(f"{base}/metrics").text
+        (value,) = re.findall(r"^docshelf_active_subscriptions (\S+)$", metrics, re.MULTILINE)
+        found[pid] = int(float(value))
+    return found
+
+
+# -- a 2026-07-28 listen stream, by hand -----------------------------------------------------
+
+
+@dataclass(eq=False)
+class ListenStream:
+    """``subscriptions/listen`` on a connection of its own; collects what arrives."""
+
+    url: str
+    uri: str
+    messages: list[dict] = field(default_factory=list)
+    acknowledged: anyio.Event = field(default_factory=anyio.Event)
+    updated: anyio.Event = field(default_factory=anyio.Event)
+    list_changed: anyio.Event = field(default_factory=anyio.Event)
+
+    async def run(self) -> None:
+        body = {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "subscriptions/listen",
+            "params": {
+                "_meta": modern_meta(),
+                "notifications": {
+                    "resourcesListChanged": True,
+                    "resourceSubscriptions": [self.uri],
+                },
+            },
+        }
+        headers = {
+            "Accept": "application/json, text/event-stream",
+            "MCP-Protocol-Version": MODERN,
+            "Mcp-Method": "subscriptions/listen",
+        }
+        async with (
+            httpx.AsyncClient(timeout=httpx.Timeout(10, read=None)) as client,
+            client.stream("POST", self.url, json=body, headers=headers) as response,
+        ):
+            assert response.status_code == 200
+            async for line in response.aiter_lines():
+                if not line.startswith("data: "):
+                    continue
+                message = json.loads(line[len("data: ") :])
+                self.messages.append(message)
+                method = message.get("method")
+                if method == "notifications/subscriptions/acknowledged":
+                    self.acknowledged.set()
+                elif method == "notifications/resources/updated":
+                    if message["params"]["uri"] == self.uri:
+                        self.updated.set()
+                elif method == "notifications/resources/list_changed":
+                    self.list_changed.set()
+
+
+# -- serve --processes N ---------------------------------------------------------------------
+
+
+@dataclass
+class Supervised:
+    server: RunningServer
+    processes: dict[int, bool]  # pid → indexing
+
+    @property
+    def indexing_pid(self) -> int:
+        (pid,) = [p for p, indexing in self.processes.items() if indexing]
+        return pid
+
+
+@contextlib.contextmanager
+def serve_processes(shelf: Path, data: Path, count: int, *args: str) -> Iterator[Supervised]:
+    with serve(shelf, data, "--processes", str(count), *args, formats_built=False) as server:
+        processes = processes_of(server.base, count)
+        assert sum(processes.values()) == 1, processes  # exactly one indexes
+        yield Supervised(server, processes)
+
+
+@pytest.mark.anyio
+async def test_processes_2_a_listener_hears_a_change_whichever_process_holds_its_stream(
+    tmp_path: Path,
+) -> None:
+    shelf = make_shelf(tmp_path / "shelf")
+    uri = "docshelf://shelf/notes.txt"
+    with serve_processes(shelf, tmp_path / "data", 2) as supervised:
+        base, pids = supervised.server.base, set(supervised.processes)
+        streams: list[ListenStream] = []
+        async with anyio.create_task_group() as group:
+            # The kernel gives each new connection to whichever process accepts first: open
+            # streams until each process holds at least one.
+            for _ in range(24):
+                stream = ListenStream(supervised.server.url, uri)
+                streams.append(stream)
+                group.start_soon(stream.run)
+                with anyio.fail_after(WAIT):
+                    await stream.acknowledged.wait()
+                counts = await anyio.to_thread.run_sync(listeners_by_process, base, pids)
+                if all(counts[pid] >= 1 for pid in pids):
+                    break
+            assert all(counts[pid] >= 1 for pid in pids), counts
+            assert sum(counts.values()) == len(streams), counts
+
+            (shelf / "notes.txt").write_text("Edited under two processes.\n")
+            (shelf / "added.md").write_text("# Added\n")
+            with anyio.fail_after(WAIT):
+                for stream in streams:
+                    await stream.updated.wait()
+                    await stream.list_changed.wait()
+            group.cancel_scope.cancel()
+        # The process that does not index heard the change the indexing one made, and read
+        # it back from the shared index.
+        async with http_client(supervised.server.url, MODERN) as client:
+            read = await client.read_resource(uri)
+        assert read.contents[0].text == "Edited under two processes.\n"
+        # Only the indexing process watched.
+        watched_by = set(re.findall(r"storage\.watcher\[(\d+)\]", supervised.server.log()))
+        assert watched_by == {str(supervised.indexing_pid)}
 
 
 # -- replicas sharing one database -----------------------------------------------------------
@@ -37,6 +209,7 @@ async def test_a_replica_sharing_the_database_tells_its_clients_what_the_indexer
         serve(shelf, data, env=env) as indexer,
         serve(shelf, data, "--no-index", env=env, formats_built=False) as replica,
     ):
+        assert httpx.get(f"{replica.base}/healthz").json()["process"]["indexing"] is False
         async with http_client(replica.url, MODERN) as client:
             async with client.listen(
                 resources_list_changed=True, resource_subscriptions=[uri]
@@ -73,3 +246,104 @@ def test_a_replica_never_watches(tmp_path: Path) -> None:
     )
     assert done.returncode == 2
     assert "watching needs indexing" in done.stderr
+
+
+# -- the supervisor's life cycle -------------------------------------------------------------
+
+
+def _start_supervisor(shelf: Path, data: Path, count: int) -> tuple[subprocess.Popen[bytes], str]:
+    data.mkdir(parents=True, exist_ok=True)
+    port = free_port()
+    log = (data / "supervisor.log").open("wb")
+    process = subprocess.Popen(
+        docshelf_command(
+            "serve",
+            "--root",
+            str(shelf),
+            "--data-dir",
+            str(data),
+            "--port",
+            str(port),
+            "--processes",
+            str(count),
+        ),
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        env=child_env(),
+        start_new_session=True,
+    )
+    return process, f"http://127.0.0.1:{port}"
+
+
+def _gone(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    # A zombie is gone too, once its parent (the supervisor, also gone) no longer waits.
+    with contextlib.suppress(FileNotFoundError):
+        return Path(f"/proc/{pid}/stat").read_text().split()[2] == "Z"
+    return True
+
+
+def _stopped(process: subprocess.Popen[bytes], log_path: Path) -> tuple[int, float]:
+    started = time.monotonic()
+    try:
+        code = process.wait(timeout=STOP_WITHIN_S + 20)
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)
+        process.wait()
+        raise AssertionError(log_path.read_text(errors="replace")[-3000:]) from None
+    return code, time.monotonic() - started
+
+
+def test_a_dead_process_is_reported_and_replaced_and_sigterm_stops_them_all(
+    tmp_path: Path,
+) -> None:
+    shelf = make_shelf(tmp_path / "shelf")
+    data = tmp_path / "data"
+    process, base = _start_supervisor(shelf, data, 2)
+    log_path = data / "supervisor.log"
+    try:
+        first = processes_of(base, 2)
+        (serving,) = [pid for pid, indexing in first.items() if not indexing]
+        os.kill(serving, signal.SIGKILL)
+        deadline = time.monotonic() + 90
+        while True:  # a new serving process answers in its place
+            now = processes_of(base, 1)
+            if any(pid not in first for pid in now):
+                break
+            assert time.monotonic() < deadline, log_path.read_text()[-3000:]
+        log = log_path.read_text()
+        assert re.search(rf"process 1 \(serving, pid {serving}\) died: killed by SIGKILL", log)
+        everyone = set(processes_of(base, 2)) | set(first)
+
+        process.send_signal(signal.SIGTERM)
+        code, seconds = _stopped(process, log_path)
+    finally:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGKILL)
+    log = log_path.read_text(errors="replace")
+    assert code == 0, log[-3000:]
+    assert seconds < STOP_WITHIN_S, f"took {seconds:.1f} s"
+    assert "Traceback" not in log, log[-3000:]
+    assert all(_gone(pid) for pid in everyone), everyone
+
+
+def test_ctrl_c_to_the_process_group_stops_every_process(tmp_path: Path) -> None:
+    shelf = make_shelf(tmp_path / "shelf")
+    data = tmp_path / "data"
+    process, base = _start_supervisor(shelf, data, 2)
+    log_path = data / "supervisor.log"
+    try:
+        pids = processes_of(base, 2)
+        os.killpg(process.pid, signal.SIGINT)
+        code, seconds = _stopped(process, log_path)
+    finally:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGKILL)
+    log = log_path.read_text(errors="replace")
+    assert code == 0, log[-3000:]
+    assert seconds < STOP_WITHIN_S, f"took {seconds:.1f} s"
+    assert "Traceback" not in log, log[-3000:]
+    assert all(_gone(pid) for pid in pids), pids
