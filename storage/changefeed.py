@@ -261,6 +261,8 @@ class ChangeFeed:
 
     def close(self, timeout: float = 5.0) -> None:
         """Stop following, and write what was published before (within ``timeout``)."""
+        if self._closed:
+            return
         self._stop.set()
         self._closed = True
         with contextlib.suppress(OSError):
