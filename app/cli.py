@@ -89,6 +89,12 @@ def _http_options(parser: argparse.ArgumentParser) -> None:
         help="a Host header value to accept besides loopback names; repeatable "
         "(env DOCSHELF_ALLOWED_HOSTS)",
     )
+    group.add_argument(
+        "--access-log",
+        action="store_true",
+        default=None,
+        help="log one line per HTTP request (env DOCSHELF_ACCESS_LOG; default off)",
+    )
     limits = parser.add_argument_group("HTTP connections")
     limits.add_argument(
         "--header-timeout",
@@ -241,6 +247,7 @@ def settings_from(args: argparse.Namespace) -> Settings:
         "max_header_bytes",
         "shutdown_timeout",
         "processes",
+        "access_log",
     ):
         value = getattr(args, name, None)
         if value is not None:

@@ -80,6 +80,11 @@ def run_http(
         host=settings.host,
         port=settings.port,
         log_level=settings.log_level,
+        access_log=settings.access_log,
+        # uvloop where installed ("auto"); the HTTP protocol is httptools where installed.
+        loop="auto",
+        # Forwarded headers only name the client in access-log lines; nothing else reads them.
+        proxy_headers=settings.access_log,
         # uvicorn has no deadline for a request's head; this protocol adds one (see there).
         http=with_head_deadline(settings.header_timeout),
         h11_max_incomplete_event_size=settings.max_header_bytes,

@@ -12,6 +12,7 @@ grow the number of series.
 
 from __future__ import annotations
 
+import functools
 import logging
 import math
 import time
@@ -118,8 +119,16 @@ def outcome_of(error: BaseException | None) -> str:
 
 
 def record_request(method: str, outcome: str, seconds: float) -> None:
-    MCP_REQUESTS.labels(method=method, outcome=outcome).inc()
-    MCP_LATENCY.labels(method=method).observe(seconds)
+    _requests(method, outcome).inc()
+    _latency(method).observe(seconds)
+
+
+# The labelled children, looked up once per label set (``labels()`` takes a lock and builds a
+# key each call): the label values are bounded, so are these caches.
+_requests = functools.lru_cache(maxsize=None)(
+    lambda method, outcome: MCP_REQUESTS.labels(method=method, outcome=outcome)
+)
+_latency = functools.lru_cache(maxsize=None)(lambda method: MCP_LATENCY.labels(method=method))
 
 
 @contextmanager

@@ -18,8 +18,8 @@ import time
 from typing import Any, Protocol, cast
 
 from app import metrics
+from app.mcp.kernel import Kernel
 from app.mcp.resources import ResourceService
-from app.mcp.server import McpServer
 from app.mcp.sessions import SessionRegistry
 from app.settings import Settings
 from storage.builder import FormatBuilder, Progress
@@ -153,7 +153,9 @@ class Runtime:
             # A threading.Event, or its multiprocessing twin: only is_set() and wait() are used.
             catalogued=cast(threading.Event, self.readiness.catalogued),
         )
-        self.server = McpServer(self.resources, instructions=INSTRUCTIONS)
+        self.kernel = Kernel(
+            self.resources, self.bus, instructions=INSTRUCTIONS, keepalive_s=settings.keepalive_s
+        )
         self.sessions = SessionRegistry(
             idle_timeout_s=settings.session_idle_timeout, max_sessions=settings.max_sessions
         )

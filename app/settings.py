@@ -59,6 +59,8 @@ class Settings(BaseSettings):
     )
     admin_token: str | None = None
     log_level: str = "info"
+    # uvicorn's line per request: a few percent of a small read's time, so off unless asked for.
+    access_log: bool = False
     watch: bool = True
     watch_debounce_ms: int = Field(
         200, ge=10, le=10_000, description="quiet time before a batch is indexed"

@@ -6,6 +6,8 @@ these records alone, without opening any document.
 
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -109,12 +111,27 @@ def _derived(
     return (*ordered, *(v for m, v in stored.items() if m not in offered))
 
 
+class NotCached(LookupError):
+    """``Catalog.get(..., cached_only=True)`` found no current entry: asking would block."""
+
+
 class Catalog:
     """Read-side queries, in SQLAlchemy Core: a listing builds no ORM objects (a page of
-    100 documents took ~50 ms through the ORM with selectinload, most of it loading)."""
+    100 documents took ~50 ms through the ORM with selectinload, most of it loading).
 
-    def __init__(self, database: Database) -> None:
+    Single documents are cached by URI, each entry tagged with the database
+    generation it was read under (:attr:`storage.database.Database.generation`):
+    any writing commit in this process, or a change another process announced,
+    makes every entry stale at once. Coarse, and so never wrong about what this
+    process wrote; between bursts of indexing, reads of the same documents cost
+    no query at all, which lets them be answered without leaving the event loop.
+    """
+
+    def __init__(self, database: Database, *, cache_size: int = 8192) -> None:
         self.database = database
+        self.cache_size = cache_size
+        self._cache: OrderedDict[str, tuple[int, DocumentRecord | None]] = OrderedDict()
+        self._cache_lock = threading.Lock()
 
     def _records(self, session: Session, query: Select[*tuple[Any, ...]]) -> list[DocumentRecord]:
         rows = session.execute(query).all()
@@ -146,10 +163,34 @@ class Catalog:
             records = self._records(session, query)
         return records[:limit], len(records) > limit
 
-    def get(self, uri: str) -> DocumentRecord | None:
+    def get(
+        self, uri: str, *, cached_only: bool = False, fresh: bool = False
+    ) -> DocumentRecord | None:
+        """The document at ``uri``, or None.
+
+        ``cached_only``: raise :class:`NotCached` rather than query (the caller is on
+        the event loop). ``fresh``: query even if a current entry exists (the caller
+        found the entry's stored file gone: the index may have moved on).
+        """
+        if not fresh:
+            with self._cache_lock:
+                entry = self._cache.get(uri)
+                if entry is not None and entry[0] == self.database.generation:
+                    self._cache.move_to_end(uri)
+                    return entry[1]
+        if cached_only:
+            raise NotCached(uri)
+        generation = self.database.generation
         with self.database.session() as session:
             records = self._records(session, select(*_COLUMNS).where(Document.uri == uri))
-        return records[0] if records else None
+        record = records[0] if records else None
+        if generation == self.database.generation:  # nothing was written meanwhile
+            with self._cache_lock:
+                self._cache[uri] = (generation, record)
+                self._cache.move_to_end(uri)
+                if len(self._cache) > self.cache_size:
+                    self._cache.popitem(last=False)
+        return record
 
     def count(self) -> int:
         with self.database.session() as session:

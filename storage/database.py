@@ -6,13 +6,15 @@ readers never block the indexer's writes), a busy timeout, and foreign keys on.
 
 from __future__ import annotations
 
+import itertools
 import re
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from sqlalchemy import Engine, create_engine, event, inspect, text
+from sqlalchemy import Connection, Engine, create_engine, event, inspect, text
 from sqlalchemy.engine import make_url
 from sqlalchemy.orm import Session, sessionmaker
 
@@ -88,13 +90,46 @@ def upgrade_schema(engine: Engine) -> None:
     command.upgrade(alembic_config(engine), "head")
 
 
+# A statement that may change rows or schema (a CTE may, too: counted as one).
+_WRITES = re.compile(r"\s*(INSERT|UPDATE|DELETE|REPLACE|CREATE|DROP|ALTER|WITH)\b", re.IGNORECASE)
+
+
 class Database:
-    """The engine plus a session factory; the one way storage code talks to the database."""
+    """The engine plus a session factory; the one way storage code talks to the database.
+
+    ``generation`` counts this process's commits that wrote something; a cache of
+    what the database says (:class:`storage.catalog.Catalog`) keeps an entry only
+    while the generation it was read under is current. It moves twice per
+    writing commit, before and after: a read that overlaps the commit sees it move
+    and is not cached, whichever side of the commit its query fell on.
+    """
 
     def __init__(self, url: str) -> None:
         self.url = url
         self.engine = create_db_engine(url)
         self._sessions = sessionmaker(self.engine, expire_on_commit=False)
+        self._generations = itertools.count(1)
+        self.generation = 0
+        self._committed = threading.local()  # whether this thread's last commit wrote
+        event.listen(self.engine, "before_cursor_execute", self._note_write)
+        event.listen(self.engine, "commit", self._committing)
+        event.listen(self.engine, "rollback", self._rolled_back)
+
+    def bump(self) -> None:
+        """Say the database changed (a commit here, or a change another process announced)."""
+        self.generation = next(self._generations)  # atomic, unlike += from several threads
+
+    def _note_write(self, conn: Connection, _cursor: object, statement: str, *_: object) -> None:
+        if _WRITES.match(statement):
+            conn.info["wrote"] = True
+
+    def _committing(self, conn: Connection) -> None:
+        if conn.info.pop("wrote", False):
+            self.bump()
+            self._committed.wrote = True
+
+    def _rolled_back(self, conn: Connection) -> None:
+        conn.info.pop("wrote", None)
 
     def upgrade(self) -> None:
         upgrade_schema(self.engine)
@@ -104,6 +139,9 @@ class Database:
         """A session that commits on success and rolls back on error."""
         with self._sessions() as session, session.begin():
             yield session
+        if getattr(self._committed, "wrote", False):
+            self._committed.wrote = False
+            self.bump()  # the second move: the commit has happened
 
     def dispose(self) -> None:
         self.engine.dispose()

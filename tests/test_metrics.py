@@ -130,3 +130,28 @@ def test_conversion_failures_are_counted_by_reason() -> None:
     before = failures()
     metrics.observe_conversion_failure("timeout")
     assert failures() == before + 1
+
+
+def test_errors_before_dispatch_are_counted_too(metrics_server: RunningServer) -> None:
+    """Issue 13: a message refused before any method ran (not JSON, not a message, too large,
+    the wrong media type, a malformed _meta) reaches /metrics like every other error."""
+    before = scrape(metrics_server)
+    raw = RawClient(metrics_server.url)
+    assert raw.post(None, raw=b"{not json").json()["error"]["code"] == -32700
+    assert raw.post([1, 2]).json()["error"]["code"] == -32600
+    too_large = raw.post(None, raw=b" " * (4 * 1024 * 1024 + 1))
+    assert too_large.status_code == 413
+    wrong_type = raw.post({}, headers={"Content-Type": "text/plain"})
+    assert wrong_type.status_code == 415
+    no_meta = raw.post({"jsonrpc": "2.0", "id": 1, "method": "resources/list", "params": {}})
+    assert no_meta.json()["error"]["code"] == -32602
+    raw.close()
+    after = scrape(metrics_server)
+
+    def delta(**labels: str) -> float:
+        name = "docshelf_mcp_requests_total"
+        return value(after, name, **labels) - value(before, name, **labels)
+
+    assert delta(method="other", outcome="parse_error") == 1
+    assert delta(method="other", outcome="invalid_request") == 3  # batch, 413, 415
+    assert delta(method="resources/list", outcome="invalid_params") == 1

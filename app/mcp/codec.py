@@ -11,6 +11,9 @@ whether or not the parser managed it. Too deep, not UTF-8 or not JSON is
 -32700 (JSON-RPC 2.0 "Error object": "Invalid JSON was received by the server.
 An error occurred on the server while parsing the JSON text").
 
+Reading uses the standard library on purpose: requests are small, and it keeps
+integers of any size (orjson reads those as floats).
+
 Writing never fails on what a client sent: JSON text may escape a lone
 surrogate (``"\\ud800"``) that no UTF-8 can carry, and an error message or id
 that echoes it must still go out — escaped, as JSON allows.
@@ -22,6 +25,11 @@ import json
 from typing import Any
 
 from app.mcp import wire
+
+try:
+    import orjson
+except ImportError:  # optional: the standard library writes the same JSON, slower
+    orjson = None  # type: ignore[assignment]
 
 # One message: a POST body on Streamable HTTP, one line on stdio.
 MAX_MESSAGE_BYTES = 4 * 1024 * 1024
@@ -73,7 +81,18 @@ def decode(data: bytes) -> Any:
 
 def encode(message: Any) -> bytes:
     """One message (or any JSON value) as compact UTF-8 JSON; lone surrogates (which UTF-8
-    cannot carry) escaped."""
+    cannot carry) escaped.
+
+    orjson where installed: it writes a read's contents[] several times faster than the
+    standard library (JSON encoding was 38 % of a five-format read's time). What it
+    refuses — a lone surrogate, an integer beyond 64 bits echoed from a request id —
+    goes through the standard library as before.
+    """
+    if orjson is not None:
+        try:
+            return orjson.dumps(message)
+        except TypeError:  # orjson.JSONEncodeError is a TypeError
+            pass
     try:
         return json.dumps(
             message, ensure_ascii=False, allow_nan=False, separators=(",", ":")

@@ -7,12 +7,12 @@ picks the era's error codes. No handler checks a version string.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from app import __version__
 from app.mcp import wire
-from app.negotiation import parse_features, shapes_output
+from app.negotiation import NO_FEATURES, Features, parse_features, shapes_output
 
 SERVER_INFO = {"name": "docshelf", "title": "docshelf", "version": __version__}
 
@@ -28,10 +28,10 @@ CACHE_HINTS: dict[str, tuple[int, str]] = {
 }
 
 
-def cache_hints(method: str, client_capabilities: dict[str, Any]) -> tuple[int, str] | None:
+def cache_hints(method: str, features: Features) -> tuple[int, str] | None:
     """(ttlMs, cacheScope) for a cacheable result, or None for other methods."""
     hints = CACHE_HINTS.get(method)
-    if hints and method == "resources/read" and shapes_output(parse_features(client_capabilities)):
+    if hints and method == "resources/read" and shapes_output(features):
         return 0, "private"  # "If ttlMs is 0, the response SHOULD be considered immediately stale"
     return hints
 
@@ -42,9 +42,7 @@ class Era:
     resource_not_found_code: int
     stamps_results: bool
 
-    def finish(
-        self, method: str, result: dict[str, Any], client_capabilities: dict[str, Any]
-    ) -> dict[str, Any]:
+    def finish(self, method: str, result: dict[str, Any], features: Features) -> dict[str, Any]:
         """Add the era's required result fields to a handler's result."""
         if not self.stamps_results:
             return result
@@ -52,7 +50,7 @@ class Era:
         result.setdefault("resultType", "complete")
         meta = result.setdefault("_meta", {})
         meta.setdefault(wire.META_SERVER_INFO, SERVER_INFO)
-        hints = cache_hints(method, client_capabilities)
+        hints = cache_hints(method, features)
         if hints:
             ttl, scope = hints
             result.setdefault("ttlMs", ttl)
@@ -68,18 +66,24 @@ LEGACY = Era("legacy", wire.RESOURCE_NOT_FOUND_LEGACY, stamps_results=False)
 MODERN = Era("modern", wire.INVALID_PARAMS, stamps_results=True)
 
 
+class WouldBlock(Exception):
+    """Raised by a handler running on the event loop (``may_block`` False) at the first
+    step that would wait on the database or the disk: the kernel runs it again in a
+    worker thread. Handlers that can answer from memory never leave the loop."""
+
+
 @dataclass(slots=True)
 class RequestContext:
-    """Everything a handler may know about who is asking, in which era."""
+    """Everything a handler may know about who is asking, in which era, parsed once."""
 
     era: Era
     protocol_version: str
-    client_capabilities: dict[str, Any] = field(default_factory=dict)
-    client_info: dict[str, Any] | None = None
-    session: Any = None  # the legacy session (HTTP) or connection (stdio), if any
+    features: Features = NO_FEATURES  # the content negotiation extension's feature tags
+    session: Any = None  # the 2025-era session, if any (resources/subscribe)
+    may_block: bool = True  # False on the event loop: raise WouldBlock instead of waiting
 
 
-def require_meta_fields(params: dict[str, Any]) -> None:
+def require_meta_fields(params: dict[str, Any]) -> dict[str, Any]:
     """basic/index "_meta": "A request missing any required field is malformed; the server
     MUST reject it with JSON-RPC error code -32602 (Invalid params). On HTTP, the response
     status MUST be 400 Bad Request."
@@ -104,25 +108,16 @@ def require_meta_fields(params: dict[str, Any]) -> None:
             f"Invalid params: _meta field {wire.META_CLIENT_CAPABILITIES} must be an object",
             http_status=400,
         )
+    return meta
 
 
-def modern_context(params: dict[str, Any]) -> RequestContext:
-    """The context of a 2026-07-28 request, from its ``_meta`` alone (basic/index "Statelessness").
-
-    A version we do not serve is ``UnsupportedProtocolVersion`` with the supported list.
-    """
-    require_meta_fields(params)
-    meta = params["_meta"]
+def modern_context(meta: dict[str, Any]) -> RequestContext:
+    """The context of a 2026-07-28 request from its checked ``_meta`` (basic/index
+    "Statelessness"); a version we do not serve is ``UnsupportedProtocolVersion``."""
     version = meta[wire.META_PROTOCOL_VERSION]
     if version not in wire.MODERN_VERSIONS:
         raise wire.unsupported_version(version)
-    info = meta.get(wire.META_CLIENT_INFO)
-    return RequestContext(
-        MODERN,
-        version,
-        meta[wire.META_CLIENT_CAPABILITIES],
-        info if isinstance(info, dict) else None,
-    )
+    return RequestContext(MODERN, version, parse_features(meta[wire.META_CLIENT_CAPABILITIES]))
 
 
 def is_modern_request(params: object) -> bool:

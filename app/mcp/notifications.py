@@ -12,12 +12,12 @@ Two shapes, one source (the event bus):
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Collection
-from dataclasses import dataclass
 from typing import Any
 
 import anyio
 
 from app.mcp import wire
+from app.mcp.params import ListenParams
 from app.mcp.sessions import LegacySession
 from storage.events import ChangeSet, EventBus, Listener
 
@@ -65,64 +65,26 @@ async def _changes(
             yield changes
 
 
-# URIs one listen stream may watch: the stream holds them as long as it is open.
-MAX_LISTEN_URIS = 1000
-
-
-@dataclass(frozen=True, slots=True)
-class ListenFilter:
-    """The part of a ``subscriptions/listen`` filter this server honours."""
-
-    resources_list_changed: bool
-    resource_subscriptions: tuple[str, ...]
-
-    @classmethod
-    def from_params(cls, params: dict[str, Any]) -> ListenFilter:
-        requested = params.get("notifications")
-        if not isinstance(requested, dict):
-            raise wire.McpError(
-                wire.INVALID_PARAMS, "subscriptions/listen: params.notifications must be an object"
-            )
-        uris = requested.get("resourceSubscriptions", [])
-        if not isinstance(uris, list) or not all(isinstance(u, str) for u in uris):
-            raise wire.McpError(
-                wire.INVALID_PARAMS,
-                "subscriptions/listen: resourceSubscriptions must be an array of URIs",
-            )
-        if len(uris) > MAX_LISTEN_URIS:
-            raise wire.McpError(
-                wire.INVALID_PARAMS,
-                f"subscriptions/listen: at most {MAX_LISTEN_URIS} resourceSubscriptions per "
-                f"stream, got {len(uris)}; split them over several streams",
-            )
-        return cls(requested.get("resourcesListChanged") is True, tuple(dict.fromkeys(uris)))
-
-    def honored(self) -> dict[str, Any]:
-        """The acknowledged filter: tools/prompts are omitted (we serve neither)."""
-        honored: dict[str, Any] = {}
-        if self.resources_list_changed:
-            honored["resourcesListChanged"] = True
-        if self.resource_subscriptions:
-            honored["resourceSubscriptions"] = list(self.resource_subscriptions)
-        return honored
-
-
 async def listen(
     bus: EventBus,
     subscription_id: Any,
-    listen_filter: ListenFilter,
+    listen_filter: ListenParams,
     *,
     keepalive_s: float,
+    open_streams: dict[Any, Listener] | None = None,
 ) -> AsyncIterator[dict[str, Any] | None]:
     """A 2026-07-28 subscription as a stream of messages (``None`` = keep-alive tick).
 
     The acknowledgement comes first; when the bus closes (server shutdown) the
     stream ends with the graceful-closure result (subscriptions "Graceful
     Closure"). The bus listener is released however the stream ends, including
-    a client disconnect.
+    a client disconnect. While open it is in ``open_streams`` under the listen
+    request's id, where ``notifications/cancelled`` finds it.
     """
     meta = {wire.META_SUBSCRIPTION_ID: subscription_id}
     listener = bus.listen()
+    if open_streams is not None:
+        open_streams[subscription_id] = listener
     try:
         yield wire.notification(
             ACKNOWLEDGED, {"notifications": listen_filter.honored(), "_meta": meta}
@@ -138,8 +100,12 @@ async def listen(
                 meta=meta,
             ):
                 yield message
+        if open_streams is not None and open_streams.get(subscription_id) is not listener:
+            return  # cancelled: nothing more is sent for the request (utilities/cancellation)
         yield wire.result_response(subscription_id, {"resultType": "complete", "_meta": meta})
     finally:
+        if open_streams is not None and open_streams.get(subscription_id) is listener:
+            del open_streams[subscription_id]
         bus.unlisten(listener)
 
 

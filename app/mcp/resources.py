@@ -17,12 +17,13 @@ from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from app.mcp import wire
-from app.mcp.context import RequestContext
+from app.mcp.context import RequestContext, WouldBlock
 from app.mcp.cursor import InvalidCursor, decode_cursor, encode_cursor
-from app.negotiation import Role, Variant, negotiate, parse_features
+from app.mcp.params import PageParams, UriParams
+from app.negotiation import Role, Variant, negotiate
 from converters.detect import is_textual
 from storage.builder import FormatBuilder
-from storage.catalog import Catalog, DocumentRecord, VariantRecord
+from storage.catalog import Catalog, DocumentRecord, NotCached, VariantRecord
 from storage.shelves import NotRegularFile, OutsideShelf, Shelf
 from storage.store import RepresentationStore
 from storage.uris import MAX_URI_LENGTH
@@ -39,6 +40,10 @@ META_OMITTED = "dev.docshelf/omitted"
 log = logging.getLogger(__name__)
 # A read above this many bytes takes one of the few large-read slots.
 LARGE_READ_BYTES = 8 * 1024 * 1024
+# A read of at most this many bytes of a cached document is answered on the event loop: its
+# files are read there too (from the page cache, typically, in microseconds), where a thread
+# hand-off would cost more than the read.
+INLINE_READ_BYTES = 256 * 1024
 
 
 def _iso(record: DocumentRecord) -> str:
@@ -118,13 +123,15 @@ class ResourceService:
         self.page_size = page_size
         self.binary_cap = binary_cap
 
-    def require(self, ctx: RequestContext, params: Mapping[str, Any]) -> DocumentRecord:
-        uri = params.get("uri")
-        if not isinstance(uri, str) or not uri:
-            raise wire.McpError(wire.INVALID_PARAMS, "params.uri must be a non-empty string")
+    def require(self, ctx: RequestContext, uri: str) -> DocumentRecord:
+        """The indexed document at ``uri``; the era's resource-not-found error if none.
+        On the event loop only a cached entry will do (:class:`WouldBlock` otherwise)."""
         if not _could_be_indexed(uri):
             raise ctx.era.resource_not_found(uri)
-        record = self.catalog.get(uri)
+        try:
+            record = self.catalog.get(uri, cached_only=not ctx.may_block)
+        except NotCached:
+            raise WouldBlock from None
         if record is None:
             raise ctx.era.resource_not_found(uri)
         return record
@@ -148,18 +155,15 @@ class ResourceService:
             )
             for v in record.variants
         ]
-        selection = negotiate(
-            candidates, parse_features(ctx.client_capabilities), binary_cap=self.binary_cap
-        )
+        selection = negotiate(candidates, ctx.features, binary_cap=self.binary_cap)
         omitted = [{"mimeType": o.mime_type, "reason": o.reason} for o in selection.omitted]
         return [by_mime[v.mime_type] for v in selection.variants], omitted
 
     # -- methods ---------------------------------------------------------------------------
 
-    def list(self, ctx: RequestContext, params: Mapping[str, Any]) -> dict[str, Any]:
-        cursor = params.get("cursor")
+    def list(self, ctx: RequestContext, params: PageParams) -> dict[str, Any]:
         try:
-            after = decode_cursor(cursor) if cursor is not None else None
+            after = decode_cursor(params.cursor) if params.cursor is not None else None
         except InvalidCursor as exc:
             raise wire.McpError(wire.INVALID_PARAMS, f"Invalid cursor: {exc}") from exc
         if self.catalogued is not None and not self.catalogued.is_set():
@@ -172,9 +176,8 @@ class ResourceService:
             result["nextCursor"] = encode_cursor(records[-1].uri)
         return result
 
-    def templates(self, ctx: RequestContext, params: Mapping[str, Any]) -> dict[str, Any]:
-        cursor = params.get("cursor")
-        if cursor is not None:
+    def templates(self, ctx: RequestContext, params: PageParams) -> dict[str, Any]:
+        if params.cursor is not None:
             raise wire.McpError(
                 wire.INVALID_PARAMS, "Invalid cursor: the template list has one page"
             )
@@ -190,27 +193,32 @@ class ResourceService:
             ]
         }
 
-    def metadata(self, ctx: RequestContext, params: Mapping[str, Any]) -> dict[str, Any]:
+    def metadata(self, ctx: RequestContext, params: UriParams) -> dict[str, Any]:
         """SEP §2 ``resources/metadata``: one Resource per representation, from the index only."""
-        record = self.require(ctx, params)
+        record = self.require(ctx, params.uri)
         variants, omitted = self.variants(ctx, record)
         return _with_omissions(
             {"metadata": [resource_object(record, v) for v in variants]}, omitted
         )
 
-    def read(self, ctx: RequestContext, params: Mapping[str, Any]) -> dict[str, Any]:
-        record = self.require(ctx, params)
+    def read(self, ctx: RequestContext, params: UriParams) -> dict[str, Any]:
+        record = self.require(ctx, params.uri)
         variants, omitted = self.variants(ctx, record)
         if record.pending or not all(v.built for v in variants):
+            if not ctx.may_block:
+                raise WouldBlock
             # Formats not built yet are built now, ahead of the queue (DESIGN D11, D12).
             needed = [v.mime_type for v in variants if not v.original]
             self.builder.ensure(record.id, needed, timeout=self.build_timeout_s)
-            record = self.require(ctx, params)
+            record = self.require(ctx, params.uri)
             variants, omitted = self.variants(ctx, record)
             variants = [v for v in variants if v.built]  # what failed is in _meta's error
         fitting, over_cap = self._fit(record, variants)
         omitted.extend(over_cap)
-        with self._read_slot(sum(v.size or 0 for v in fitting)):
+        size = sum(v.size or 0 for v in fitting)
+        if size > INLINE_READ_BYTES and not ctx.may_block:
+            raise WouldBlock
+        with self._read_slot(size):
             contents = self._contents(ctx, record, fitting)
         return _with_omissions({"contents": contents}, omitted)
 
@@ -284,7 +292,7 @@ class ResourceService:
     def _load(self, ctx: RequestContext, record: DocumentRecord, variant: VariantRecord) -> bytes:
         if variant.original:
             return self._load_original(ctx, record)
-        data = self._stored(variant.store_key, record.uri, variant.mime_type)
+        data = self._stored(variant.store_key, record.uri, variant.mime_type, ctx.may_block)
         if data is None:
             # Never "not found" for a document that exists (issue 16, item 2): the row we
             # held may have been replaced by a re-index meanwhile (then the index names
@@ -292,7 +300,7 @@ class ResourceService:
             mime = [variant.mime_type]
             log.error("stored %s of %s is missing; rebuilding it", mime[0], record.uri)
             self.builder.ensure(record.id, mime, rebuild=mime, timeout=self.build_timeout_s)
-            data = self._stored(None, record.uri, variant.mime_type)
+            data = self._stored(None, record.uri, variant.mime_type, True)
         if data is None:
             raise wire.McpError(
                 wire.INTERNAL_ERROR,
@@ -302,12 +310,14 @@ class ResourceService:
             )
         return data
 
-    def _stored(self, key: str | None, uri: str, mime_type: str) -> bytes | None:
+    def _stored(self, key: str | None, uri: str, mime_type: str, may_block: bool) -> bytes | None:
         """The stored bytes under ``key``, else under the key the index names now; None
         if neither is on disk. The index is asked only when ``key`` is missing."""
         if key is not None:
             with contextlib.suppress(FileNotFoundError):
                 return self.store.get(key)
+        if not may_block:
+            raise WouldBlock  # the index moved on, or the file is lost: not a job for the loop
         current = self._current_key(uri, mime_type)
         if current is not None and current != key:
             with contextlib.suppress(FileNotFoundError):
@@ -315,7 +325,7 @@ class ResourceService:
         return None
 
     def _current_key(self, uri: str, mime_type: str) -> str | None:
-        fresh = self.catalog.get(uri)
+        fresh = self.catalog.get(uri, fresh=True)
         keys = (v.store_key for v in fresh.derived if v.mime_type == mime_type) if fresh else ()
         return next((k for k in keys if k), None)
 

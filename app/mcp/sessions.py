@@ -27,6 +27,18 @@ from typing import Any
 
 from app.mcp import wire
 from app.mcp.context import LEGACY, RequestContext
+from app.negotiation import NO_FEATURES, Features
+from storage.events import Listener
+
+
+@dataclass(eq=False)
+class Peer:
+    """One client over time (a 2025-era HTTP session, or a stdio connection): what
+    ``notifications/cancelled`` needs to find its requests and streams."""
+
+    streams: dict[Any, Listener] = field(default_factory=dict)  # listen request id → listener
+    running: set[Any] = field(default_factory=set)  # ids of requests being answered
+    cancelled: set[Any] = field(default_factory=set)  # of those, the ones the client gave up
 
 
 @dataclass(eq=False)
@@ -38,10 +50,12 @@ class LegacySession:
     protocol_version: str
     capabilities_json: bytes
     client_info_json: bytes  # b"null" when the client sent none (or not an object)
+    features: Features = NO_FEATURES  # parsed from the capabilities once, at initialize
     id: str = field(default_factory=lambda: secrets.token_urlsafe(24))
     initialized: bool = False
     subscriptions: set[str] = field(default_factory=set)  # resources/subscribe
     listener: Any = None  # the event-bus listener of the open GET stream, if any
+    peer: Peer = field(default_factory=Peer)
     last_used: float = field(default_factory=time.monotonic)
 
     @property
@@ -55,9 +69,7 @@ class LegacySession:
         return info
 
     def context(self) -> RequestContext:
-        return RequestContext(
-            LEGACY, self.protocol_version, self.client_capabilities, self.client_info, self
-        )
+        return RequestContext(LEGACY, self.protocol_version, self.features, self)
 
     def touch(self) -> None:
         """Count as used now (a request, or the end of its notification stream)."""

@@ -11,33 +11,44 @@ the body would otherwise be read as the next request.
 from __future__ import annotations
 
 import anyio
-from starlette.requests import Request
+from starlette.types import Receive
 
 from app.mcp import wire
+
+
+class ClientGone(Exception):
+    """The client disconnected before its body arrived: nobody is left to answer."""
 
 
 def _refuse(message: str, status: int) -> wire.McpError:
     return wire.McpError(wire.INVALID_REQUEST, message, http_status=status)
 
 
-async def read_body(request: Request, *, limit: int, timeout_s: float) -> bytes:
+async def read_body(
+    receive: Receive, content_length: bytes | None, *, limit: int, timeout_s: float
+) -> bytes:
     """The whole body; a 413 or 408 :class:`~app.mcp.wire.McpError` if it is over ``limit``
-    bytes or has not arrived within ``timeout_s``. ``ClientDisconnect`` passes through."""
+    bytes or has not arrived within ``timeout_s``; :class:`ClientGone` on a disconnect."""
     too_large = f"Payload Too Large: at most {limit} bytes"
-    declared = request.headers.get("content-length", "")
-    if declared.isdigit() and int(declared) > limit:
+    if content_length is not None and content_length.isdigit() and int(content_length) > limit:
         raise _refuse(too_large, 413)
     chunks: list[bytes] = []
     size = 0
     try:
         with anyio.fail_after(timeout_s):
-            async for chunk in request.stream():
+            while True:
+                message = await receive()
+                if message["type"] == "http.disconnect":
+                    raise ClientGone
+                chunk = message.get("body", b"")
                 size += len(chunk)
                 if size > limit:
                     raise _refuse(too_large, 413)
                 chunks.append(chunk)
+                if not message.get("more_body", False):
+                    break
     except TimeoutError:
         raise _refuse(
             f"Request Timeout: the body did not arrive within {timeout_s:g} s", 408
         ) from None
-    return b"".join(chunks)
+    return chunks[0] if len(chunks) == 1 else b"".join(chunks)

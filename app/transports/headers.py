@@ -12,6 +12,8 @@ import binascii
 from collections.abc import Mapping
 from typing import Any
 
+from starlette.types import Scope
+
 from app.mcp import wire
 
 # streamable-http "Standard Request Headers": Mcp-Name mirrors params.name or params.uri.
@@ -66,3 +68,13 @@ def check_request_headers(
         raise _mismatch(
             f"Mcp-Name header value {name!r} does not match body value {params.get(source)!r}"
         )
+
+
+def request_headers(scope: Scope) -> dict[str, str]:
+    """The request's headers by (lowercase) name, decoded once per request and kept in the
+    scope for whoever asks next (the origin guard, then the endpoint)."""
+    headers: dict[str, str] | None = scope.get("docshelf.headers")
+    if headers is None:
+        headers = {k.decode("latin-1"): v.decode("latin-1") for k, v in scope["headers"]}
+        scope["docshelf.headers"] = headers
+    return headers

@@ -1,8 +1,10 @@
-"""Streamable HTTP at ``/mcp``: both eras on one endpoint (DESIGN D2).
+"""Streamable HTTP at ``/mcp``: both eras on one endpoint, framed (DESIGN D2).
 
-Each step of a POST is one small function: media types, size, JSON, envelope,
-then the era's own checks (2025-11-25: session and version headers;
-2026-07-28: header-body consistency), then the core.
+This module owns what is HTTP's alone: media types, the body limit and
+deadline, the 2026-07-28 header-body consistency check, the ``Mcp-Session-Id``
+and ``MCP-Protocol-Version`` headers, and status codes. Everything else is the
+kernel's (:mod:`app.mcp.kernel`). It is a bare ASGI app: a read passes through
+no framework middleware on its way to the kernel and back.
 """
 
 from __future__ import annotations
@@ -11,16 +13,14 @@ import logging
 from collections.abc import AsyncIterator
 from typing import Any
 
-from starlette.requests import ClientDisconnect, Request
-from starlette.responses import JSONResponse, Response, StreamingResponse
+from starlette.responses import StreamingResponse
+from starlette.types import Receive, Scope, Send
 
 from app.mcp import codec, wire
-from app.mcp.context import is_modern_request, modern_context, require_meta_fields
-from app.mcp.notifications import ListenFilter, listen, session_stream
-from app.mcp.server import Incoming, McpServer, parse_message, request_id_of
-from app.mcp.sessions import LegacySession, SessionRegistry
-from app.transports.body import read_body
-from app.transports.headers import check_request_headers
+from app.mcp.kernel import Accepted, Incoming, Kernel, Outcome, Reply, Stream
+from app.mcp.sessions import LegacySession, Peer, SessionRegistry
+from app.transports.body import ClientGone, read_body
+from app.transports.headers import check_request_headers, request_headers
 from storage.events import EventBus
 
 log = logging.getLogger(__name__)
@@ -28,6 +28,7 @@ log = logging.getLogger(__name__)
 MAX_BODY_BYTES = codec.MAX_MESSAGE_BYTES
 # streamable-http "Receiving Messages": SSE responses SHOULD carry X-Accel-Buffering: no.
 SSE_HEADERS = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
+_JSON = (b"content-type", b"application/json")
 
 
 async def sse_events(messages: AsyncIterator[dict[str, Any] | None]) -> AsyncIterator[bytes]:
@@ -37,36 +38,6 @@ async def sse_events(messages: AsyncIterator[dict[str, Any] | None]) -> AsyncIte
             yield b": keep-alive\n\n"
         else:
             yield b"event: message\ndata: " + codec.encode(message) + b"\n\n"
-
-
-def sse_response(
-    messages: AsyncIterator[dict[str, Any] | None], **headers: str
-) -> StreamingResponse:
-    return StreamingResponse(
-        sse_events(messages), media_type="text/event-stream", headers={**SSE_HEADERS, **headers}
-    )
-
-
-class MessageResponse(JSONResponse):
-    """A JSON-RPC message as the body, written by :func:`app.mcp.codec.encode` (which, unlike
-    Starlette's renderer, does not fail on a lone surrogate echoed from the request)."""
-
-    def render(self, content: Any) -> bytes:
-        return codec.encode(content)
-
-
-def _error(
-    error: wire.McpError, request_id: Any = None, headers: dict[str, str] | None = None
-) -> MessageResponse:
-    return MessageResponse(
-        wire.error_response(request_id, error), status_code=error.http_status, headers=headers
-    )
-
-
-def _bad_request(
-    message: str, status: int = 400, code: int = wire.INVALID_REQUEST
-) -> MessageResponse:
-    return _error(wire.McpError(code, message, http_status=status))
 
 
 def _media_types(header: str) -> set[str]:
@@ -83,176 +54,194 @@ def accepts_json_and_sse(accept: str) -> bool:
     return json_ok and sse_ok
 
 
+async def _send(
+    send: Send, status: int, body: bytes = b"", headers: list[tuple[bytes, bytes]] | None = None
+) -> None:
+    # A 204 has no body, and so no Content-Length either (RFC 9110 §8.6).
+    head = [] if status == 204 else [(b"content-length", str(len(body)).encode())]
+    head.extend(headers or ())
+    await send({"type": "http.response.start", "status": status, "headers": head})
+    await send({"type": "http.response.body", "body": body})
+
+
+async def _send_error(
+    send: Send, error: wire.McpError, headers: list[tuple[bytes, bytes]] | None = None
+) -> None:
+    body = codec.encode(wire.error_response(None, error))
+    await _send(send, error.http_status, body, [_JSON, *(headers or ())])
+
+
+def _refusal(message: str, status: int) -> wire.McpError:
+    return wire.McpError(wire.INVALID_REQUEST, message, http_status=status)
+
+
+class HttpChannel:
+    """One POST, as the kernel sees it (:class:`app.mcp.kernel.Channel`)."""
+
+    pushes_session_notifications = False
+
+    def __init__(self, sessions: SessionRegistry, headers: dict[str, str]) -> None:
+        self.sessions = sessions
+        self.headers = headers
+        self._session: LegacySession | None = None
+
+    def session(self) -> LegacySession | None:
+        """The session the ``Mcp-Session-Id`` header names; None without one; 404 if unknown."""
+        session_id = self.headers.get(wire.HEADER_SESSION_ID)
+        if session_id is None:
+            return None
+        if self._session is None:
+            self._session = self.sessions.get(session_id)
+            if self._session is None:
+                # 2025-11-25 transports "Session Management" 3: terminated/unknown → 404.
+                raise _refusal("Session not found: start a new one with initialize", 404)
+        return self._session
+
+    def start_session(self, session: LegacySession) -> None:
+        self.sessions.add(session)
+
+    def peer(self) -> Peer | None:
+        # Only a 2025-era request has looked its session up; a 2026 one stands alone.
+        return self._session.peer if self._session is not None else None
+
+    def claims_modern(self) -> bool:
+        # 2026-07-28 basic/versioning "Backward Compatibility": a modern version header.
+        return self.headers.get(wire.HEADER_PROTOCOL_VERSION) in wire.MODERN_VERSIONS
+
+    def check_modern(self, message: Incoming, version: str) -> None:
+        assert message.method is not None
+        check_request_headers(self.headers, message.method, message.params, version)
+
+    def check_legacy(self) -> None:
+        header_version = self.headers.get(wire.HEADER_PROTOCOL_VERSION)
+        if header_version is not None and header_version not in wire.LEGACY_VERSIONS:
+            # 2025-11-25 transports "Protocol Version Header": invalid or unsupported → 400.
+            raise _refusal(
+                f"Bad Request: unsupported MCP-Protocol-Version {header_version!r}; "
+                f"supported: {', '.join(wire.LEGACY_VERSIONS)}",
+                400,
+            )
+
+
 class StreamableHttpEndpoint:
+    """The ``/mcp`` ASGI app."""
+
     def __init__(
         self,
-        server: McpServer,
+        kernel: Kernel,
         sessions: SessionRegistry,
         bus: EventBus,
         *,
-        keepalive_s: float,
         body_timeout_s: float,
     ) -> None:
-        self.server = server
+        self.kernel = kernel
         self.sessions = sessions
         self.bus = bus
-        self.keepalive_s = keepalive_s
         self.body_timeout_s = body_timeout_s
 
-    async def handle(self, request: Request) -> Response:
-        if request.method == "POST":
-            return await self.post(request)
-        if request.method == "DELETE":
-            return self.delete(request)
-        return self.get(request)
-
-    # -- GET: a 2025-era session's notification stream ------------------------------------
-
-    def get(self, request: Request) -> Response:
-        """2025-11-25 transports "Listening for Messages from the Server"."""
-        if "text/event-stream" not in _media_types(request.headers.get("accept", "")):
-            return _bad_request("Not Acceptable: GET must accept text/event-stream", 406)
-        try:
-            session = self._session(request)
-        except wire.McpError as error:
-            return _error(error)
-        if session is None:
-            # 2026-07-28 has no GET stream (streamable-http "Earlier Streamable HTTP Revisions").
-            return Response(status_code=405, headers={"Allow": "POST"})
-        if session.listener is not None:
-            # "MUST NOT broadcast the same message across multiple streams": one stream a session.
-            return _bad_request("Conflict: this session already has an open stream", 409)
-        return sse_response(session_stream(self.bus, session, keepalive_s=self.keepalive_s))
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        headers = request_headers(scope)
+        method = scope["method"]
+        if method == "POST":
+            await self.post(headers, scope, receive, send)
+        elif method == "GET":
+            await self.get(headers, scope, receive, send)
+        elif method == "DELETE":
+            await self.delete(headers, send)
+        else:
+            await _send(send, 405, headers=[(b"allow", b"GET, POST, DELETE")])
 
     # -- POST ------------------------------------------------------------------------------
 
-    async def post(self, request: Request) -> Response:
-        content_type = request.headers.get("content-type", "")
-        if "application/json" not in _media_types(content_type):
-            return _bad_request(
-                "Unsupported Media Type: Content-Type must be application/json", 415
-            )
-        if not accepts_json_and_sse(request.headers.get("accept", "")):
-            return _bad_request(
+    async def post(
+        self, headers: dict[str, str], scope: Scope, receive: Receive, send: Send
+    ) -> None:
+        if "application/json" not in _media_types(headers.get("content-type", "")):
+            error = _refusal("Unsupported Media Type: Content-Type must be application/json", 415)
+            return await self._refuse(send, error)
+        if not accepts_json_and_sse(headers.get("accept", "")):
+            error = _refusal(
                 "Not Acceptable: Accept must list application/json and text/event-stream", 406
             )
+            return await self._refuse(send, error)
+        length = headers.get("content-length")
         try:
-            body = await read_body(request, limit=MAX_BODY_BYTES, timeout_s=self.body_timeout_s)
-        except wire.McpError as error:
-            return _error(error, headers={"Connection": "close"})
-        except ClientDisconnect:
-            return Response(status_code=400)  # nobody is left to read it
-        try:
-            raw = codec.decode(body)
-        except wire.McpError as error:
-            return _error(error)
-        try:
-            message = parse_message(raw)
-            if message.kind == "response":
-                return Response(status_code=202)  # we send no requests; nothing waits for it
-            # Era routing (2026-07-28 basic/versioning "Backward Compatibility"): modern _meta or a
-            # modern version header means 2026-07-28, where initialize/ping are unknown methods.
-            if (
-                is_modern_request(message.params)
-                or request.headers.get(wire.HEADER_PROTOCOL_VERSION) in wire.MODERN_VERSIONS
-            ):
-                return await self._modern(request, message)
-            if message.method == "initialize":
-                return await self._initialize(message)
-            return await self._legacy(request, message)
-        except wire.McpError as error:
-            return _error(error, request_id_of(raw))
-
-    async def _initialize(self, message: Incoming) -> Response:
-        if message.kind != "request":
-            # A notification has no id to answer; a session nobody can learn the id of would
-            # only take up room (2025-11-25 basic/lifecycle: initialize is a request).
-            raise wire.McpError(
-                wire.INVALID_REQUEST,
-                'Invalid Request: initialize must be a request, with an "id"',
-                http_status=400,
+            body = await read_body(
+                receive,
+                length.encode() if length is not None else None,
+                limit=MAX_BODY_BYTES,
+                timeout_s=self.body_timeout_s,
             )
-        session, result = self.server.initialize(message.params)
-        self.sessions.add(session)
-        log.info("session %s… started (%s)", session.id[:8], session.protocol_version)
-        return MessageResponse(
-            wire.result_response(message.id, result),
-            headers={"Mcp-Session-Id": session.id},
+        except wire.McpError as error:
+            return await self._refuse(send, error, [(b"connection", b"close")])
+        except ClientGone:
+            return await _send(send, 400)  # nobody is left to read it
+        try:
+            outcome = await self.kernel.handle(body, HttpChannel(self.sessions, headers))
+        except Exception:
+            log.exception("internal error answering a POST")
+            internal = wire.McpError(wire.INTERNAL_ERROR, "Internal error", http_status=500)
+            return await _send_error(send, internal)
+        await self._respond(outcome, scope, receive, send)
+
+    async def _refuse(
+        self, send: Send, error: wire.McpError, headers: list[tuple[bytes, bytes]] | None = None
+    ) -> None:
+        self.kernel.refused(error)
+        await _send_error(send, error, headers)
+
+    async def _respond(self, outcome: Outcome, scope: Scope, receive: Receive, send: Send) -> None:
+        if isinstance(outcome, Reply):
+            extra = [_JSON]
+            if outcome.session_id is not None:
+                extra.append((b"mcp-session-id", outcome.session_id.encode()))
+            await _send(send, outcome.status, codec.encode(outcome.message), extra)
+        elif isinstance(outcome, Accepted):
+            await _send(send, 202)
+        else:
+            await self._stream(outcome, scope, receive, send)
+
+    @staticmethod
+    async def _stream(stream: Stream, scope: Scope, receive: Receive, send: Send) -> None:
+        response = StreamingResponse(
+            sse_events(stream.messages), media_type="text/event-stream", headers=SSE_HEADERS
         )
+        await response(scope, receive, send)
 
-    async def _modern(self, request: Request, message: Incoming) -> Response:
-        assert message.method is not None
-        # Order per the conformance probes of 2026-07-28: a malformed _meta is -32602 first, then
-        # header-body mismatch (-32020), then an unsupported version (-32022).
-        require_meta_fields(message.params)
-        meta = message.params["_meta"]
-        check_request_headers(
-            request.headers, message.method, message.params, meta[wire.META_PROTOCOL_VERSION]
-        )
-        ctx = modern_context(message.params)
-        if message.kind == "notification":
-            return Response(status_code=202)
-        if message.method == "subscriptions/listen":
-            # basic/patterns/subscriptions: the response is an SSE stream that stays open.
-            listen_filter = ListenFilter.from_params(message.params)
-            return sse_response(
-                listen(self.bus, message.id, listen_filter, keepalive_s=self.keepalive_s)
-            )
-        result = await self.server.call(message, ctx)
-        return MessageResponse(wire.result_response(message.id, result))
+    # -- GET: a 2025-era session's notification stream ------------------------------------
 
-    async def _legacy(self, request: Request, message: Incoming) -> Response:
-        session = self._session(request)
+    async def get(
+        self, headers: dict[str, str], scope: Scope, receive: Receive, send: Send
+    ) -> None:
+        """2025-11-25 transports "Listening for Messages from the Server"."""
+        if "text/event-stream" not in _media_types(headers.get("accept", "")):
+            error = _refusal("Not Acceptable: GET must accept text/event-stream", 406)
+            return await self._refuse(send, error)
+        try:
+            session = HttpChannel(self.sessions, headers).session()
+        except wire.McpError as error:
+            return await self._refuse(send, error)
         if session is None:
-            raise wire.McpError(
-                wire.INVALID_PARAMS,
-                "Bad Request: no Mcp-Session-Id header and no _meta protocol version; "
-                "send initialize first (2025 protocol) or include "
-                f"{wire.META_PROTOCOL_VERSION} in params._meta (2026-07-28)",
-                http_status=400,
-            )
-        header_version = request.headers.get(wire.HEADER_PROTOCOL_VERSION)
-        if header_version is not None and header_version not in wire.LEGACY_VERSIONS:
-            # 2025-11-25 transports "Protocol Version Header": invalid or unsupported → 400.
-            raise wire.McpError(
-                wire.INVALID_REQUEST,
-                f"Bad Request: unsupported MCP-Protocol-Version {header_version!r}; "
-                f"supported: {', '.join(wire.LEGACY_VERSIONS)}",
-                http_status=400,
-            )
-        if message.kind == "notification":
-            if message.method == "notifications/initialized":
-                session.initialized = True
-            return Response(status_code=202)
-        result = await self.server.call(message, session.context())
-        return MessageResponse(wire.result_response(message.id, result))
-
-    def _session(self, request: Request) -> LegacySession | None:
-        """The request's session; None without the header; 404 for an unknown one."""
-        session_id = request.headers.get(wire.HEADER_SESSION_ID)
-        if session_id is None:
-            return None
-        session = self.sessions.get(session_id)
-        if session is None:
-            # 2025-11-25 transports "Session Management" 3: terminated/unknown → 404.
-            raise wire.McpError(
-                wire.INVALID_REQUEST,
-                "Session not found: start a new one with initialize",
-                http_status=404,
-            )
-        return session
+            # 2026-07-28 has no GET stream (streamable-http "Earlier Streamable HTTP Revisions").
+            return await _send(send, 405, headers=[(b"allow", b"POST")])
+        if session.listener is not None:
+            # "MUST NOT broadcast the same message across multiple streams": one stream a session.
+            conflict = "Conflict: this session already has an open stream"
+            return await self._refuse(send, _refusal(conflict, 409))
+        await self._stream(self.kernel.session_stream(session), scope, receive, send)
 
     # -- DELETE ----------------------------------------------------------------------------
 
-    def delete(self, request: Request) -> Response:
+    async def delete(self, headers: dict[str, str], send: Send) -> None:
         """2025-11-25 transports "Session Management" 5: DELETE ends the session."""
-        session_id = request.headers.get(wire.HEADER_SESSION_ID)
+        session_id = headers.get(wire.HEADER_SESSION_ID)
         if session_id is None:
-            return _bad_request("Bad Request: DELETE needs an Mcp-Session-Id header")
+            missing = "Bad Request: DELETE needs an Mcp-Session-Id header"
+            return await self._refuse(send, _refusal(missing, 400))
         session = self.sessions.remove(session_id)
         if session is None:
-            return _bad_request("Session not found", 404)
+            return await self._refuse(send, _refusal("Session not found", 404))
         if session.listener is not None:
             self.bus.end(session.listener)
         log.info("session %s… ended by the client", session_id[:8])
-        return Response(status_code=204)
+        await _send(send, 204)

@@ -23,6 +23,7 @@ from urllib.parse import urlsplit
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from app.mcp import wire
+from app.transports.headers import request_headers
 
 LOOPBACK_HOSTS = ("localhost", "127.0.0.1", "[::1]")
 
@@ -59,6 +60,7 @@ class OriginPolicy:
                     f"allowed origin {origin!r} is not of the form scheme://host[:port]"
                 )
             self._origins.append(parsed)
+        self._host_verdicts: dict[str, bool] = {}
         self._hosts: list[tuple[str, int | None]] = []
         for host in allowed_hosts:
             parsed_host = _split_host(host)
@@ -76,6 +78,15 @@ class OriginPolicy:
         )
 
     def host_allowed(self, host_header: str) -> bool:
+        """Whether to answer under this Host; remembered for the few names a server sees."""
+        known = self._host_verdicts.get(host_header)
+        if known is None:
+            known = self._host_allowed(host_header)
+            if len(self._host_verdicts) < 64:  # bounded: clients choose what they send
+                self._host_verdicts[host_header] = known
+        return known
+
+    def _host_allowed(self, host_header: str) -> bool:
         parsed = _split_host(host_header)
         if parsed is None:
             return False
@@ -92,7 +103,7 @@ class OriginGuard:
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http":
-            headers = {k.decode("latin-1"): v.decode("latin-1") for k, v in scope["headers"]}
+            headers = request_headers(scope)
             origin = headers.get("origin")
             if origin is not None and not self.policy.origin_allowed(origin):
                 await _forbid(send, f"Forbidden: origin {origin!r} is not allowed")

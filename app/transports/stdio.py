@@ -18,11 +18,8 @@ import anyio
 import anyio.abc
 
 from app.mcp import codec, wire
-from app.mcp.context import is_modern_request
-from app.mcp.notifications import ListenFilter, listen, session_stream
-from app.mcp.server import Incoming, McpServer, parse_message, request_id_of
-from app.mcp.sessions import LegacySession
-from storage.events import EventBus
+from app.mcp.kernel import Incoming, Kernel, Reply, Stream
+from app.mcp.sessions import LegacySession, Peer
 
 log = logging.getLogger(__name__)
 
@@ -30,23 +27,44 @@ log = logging.getLogger(__name__)
 class Served(Protocol):
     """What stdio needs of the runtime."""
 
-    server: McpServer
-    bus: EventBus
-
-    @property
-    def settings(self) -> Any: ...
+    kernel: Kernel
 
 
 class StdioConnection:
-    def __init__(self, served: Served, output: BinaryIO, tasks: anyio.abc.TaskGroup) -> None:
-        self.server = served.server
-        self.bus = served.bus
-        self.keepalive_s: float = served.settings.keepalive_s
+    """One client on stdin/stdout, and the channel the kernel sees
+    (:class:`app.mcp.kernel.Channel`): at most one session, for the life of the process."""
+
+    pushes_session_notifications = True
+
+    def __init__(self, kernel: Kernel, output: BinaryIO, tasks: anyio.abc.TaskGroup) -> None:
+        self.kernel = kernel
         self.output = output
         self.tasks = tasks
-        self.session: LegacySession | None = None
-        self._subscriptions: dict[Any, anyio.CancelScope] = {}
+        self._session: LegacySession | None = None
+        self._peer = Peer()
         self._write_lock = anyio.Lock()
+
+    # -- the channel ------------------------------------------------------------------------
+
+    def session(self) -> LegacySession | None:
+        return self._session
+
+    def start_session(self, session: LegacySession) -> None:
+        self._session = session
+
+    def peer(self) -> Peer:
+        return self._peer
+
+    def claims_modern(self) -> bool:
+        return False  # stdio has no headers: the era is the message's own
+
+    def check_modern(self, message: Incoming, version: str) -> None:
+        pass
+
+    def check_legacy(self) -> None:
+        pass
+
+    # -- framing ----------------------------------------------------------------------------
 
     async def send(self, message: dict[str, Any]) -> None:
         line = codec.encode(message) + b"\n"
@@ -58,104 +76,36 @@ class StdioConnection:
         self.output.flush()
 
     async def handle_line(self, line: bytes) -> None:
-        """Answer one line. Nothing a line holds may end the process: every failure becomes
-        the line's JSON-RPC error, or nothing for a notification (never answered)."""
-        raw: Any = None
+        """Answer one line. Nothing a line holds may end the process: every failure is the
+        line's JSON-RPC error, or nothing for a notification (never answered)."""
         try:
-            raw = codec.decode(line)
-            message = parse_message(raw)
-            response = await self._dispatch(message)
-        except wire.McpError as error:
-            if _is_notification(raw):
-                log.debug("dropping error for a notification: %s", error.message)
-                return
-            response = wire.error_response(request_id_of(raw), error)
+            outcome = await self.kernel.handle(line, self)
         except Exception as exc:
             log.exception("internal error answering a message")
-            if _is_notification(raw):
-                return
             internal = wire.McpError(wire.INTERNAL_ERROR, f"Internal error: {type(exc).__name__}")
-            response = wire.error_response(request_id_of(raw), internal)
-        if response is not None:
-            await self.send(response)
+            outcome = Reply(wire.error_response(None, internal))
+        if isinstance(outcome, Reply):
+            if outcome.to_notification:
+                log.debug("dropping error for a notification: %s", outcome.message)
+            else:
+                await self.send(outcome.message)
+        elif isinstance(outcome, Stream):
+            self.tasks.start_soon(self._pump, outcome)
+
+    async def _pump(self, stream: Stream) -> None:
+        async for message in stream.messages:
+            if message is not None:  # stdio needs no keep-alive
+                await self.send(message)
 
     async def refuse_oversized(self) -> None:
         """A line longer than one message may be: skipped whole, unread (its id with it)."""
-        await self.send(
-            wire.error_response(
-                None,
-                wire.McpError(
-                    wire.INVALID_REQUEST,
-                    f"Invalid Request: a message is at most {codec.MAX_MESSAGE_BYTES} bytes "
-                    "(4 MiB); this line was longer and was skipped",
-                ),
-            )
+        error = wire.McpError(
+            wire.INVALID_REQUEST,
+            f"Invalid Request: a message is at most {codec.MAX_MESSAGE_BYTES} bytes "
+            "(4 MiB); this line was longer and was skipped",
         )
-
-    async def _dispatch(self, message: Incoming) -> dict[str, Any] | None:
-        if message.kind == "response":
-            return None
-        modern = is_modern_request(message.params)
-        if message.method == "initialize" and message.kind == "request" and not modern:
-            self.session, result = self.server.initialize(message.params)
-            return wire.result_response(message.id, result)
-        if message.kind == "notification":
-            self._notified(message)
-            return None
-        ctx = self.server.context_for(message, self.session)
-        if message.method == "subscriptions/listen" and modern:
-            listen_filter = ListenFilter.from_params(message.params)
-            self._start_stream(
-                message.id,
-                listen(self.bus, message.id, listen_filter, keepalive_s=self.keepalive_s),
-            )
-            return None
-        return wire.result_response(message.id, await self.server.call(message, ctx))
-
-    def _notified(self, message: Incoming) -> None:
-        if message.method == "notifications/initialized" and self.session is not None:
-            if not self.session.initialized:
-                self.session.initialized = True
-                # basic/lifecycle: no server notifications before "initialized".
-                self._start_stream(
-                    None, session_stream(self.bus, self.session, keepalive_s=self.keepalive_s)
-                )
-        elif message.method == "notifications/cancelled":
-            # stdio "Cancellation": stop the request and send nothing more for it. A requestId
-            # that cannot name a request (not a RequestId) is ignored, like an unknown one
-            # (basic/utilities/cancellation "Error Handling").
-            request_id = message.params.get("requestId")
-            if not _is_request_id(request_id):
-                log.debug("ignoring notifications/cancelled without a valid requestId")
-                return
-            scope = self._subscriptions.pop(request_id, None)
-            if scope is not None:
-                scope.cancel()
-
-    def _start_stream(
-        self, request_id: Any, messages: AsyncIterator[dict[str, Any] | None]
-    ) -> None:
-        scope = anyio.CancelScope()
-        if request_id is not None:
-            self._subscriptions[request_id] = scope
-
-        async def pump() -> None:
-            with scope:
-                async for message in messages:
-                    if message is not None:  # stdio needs no keep-alive
-                        await self.send(message)
-            self._subscriptions.pop(request_id, None)
-
-        self.tasks.start_soon(pump)
-
-
-def _is_notification(raw: object) -> bool:
-    return isinstance(raw, dict) and "id" not in raw and "method" in raw
-
-
-def _is_request_id(value: object) -> bool:
-    """A JSON-RPC RequestId: a string or an integer (a bool is neither, though Python says so)."""
-    return isinstance(value, str | int) and not isinstance(value, bool)
+        self.kernel.refused(error)
+        await self.send(wire.error_response(None, error))
 
 
 async def read_lines(stdin: BinaryIO) -> AsyncIterator[bytes | None]:
@@ -179,7 +129,7 @@ async def read_lines(stdin: BinaryIO) -> AsyncIterator[bytes | None]:
 async def serve_stdio(served: Served, stdin: BinaryIO, stdout: BinaryIO) -> None:
     """Serve until stdin closes. Requests run concurrently; each response is one line."""
     async with anyio.create_task_group() as tasks:
-        connection = StdioConnection(served, stdout, tasks)
+        connection = StdioConnection(served.kernel, stdout, tasks)
         async for line in read_lines(stdin):
             if line is None:
                 tasks.start_soon(connection.refuse_oversized)

@@ -1,0 +1,467 @@
+"""The protocol kernel: everything both transports share, decided in one place.
+
+A transport hands the kernel one message's bytes and a :class:`Channel` (what it
+knows about where the message came from: the session it names, its headers) and
+gets back an :class:`Outcome` to frame: a :class:`Reply`, nothing
+(:data:`ACCEPTED`), or a :class:`Stream` of messages to write as they come.
+Parsing, era selection (2026-07-28 basic/versioning "Backward Compatibility"),
+the 2025 handshake and its sessions, notifications in and out, cancellation,
+the method table and metrics all live here, so a new method is one table row
+and one handler on both transports.
+
+Handlers are plain functions. Those that can answer from memory run on the
+event loop; the first step that would block raises
+:class:`~app.mcp.context.WouldBlock` and the kernel runs the handler again in a
+worker thread (a thread hand-off costs more than a small read itself).
+"""
+
+from __future__ import annotations
+
+import enum
+import logging
+import time
+from collections.abc import AsyncIterator, Callable, Mapping
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+import anyio
+
+from app import metrics
+from app.mcp import codec, wire
+from app.mcp.context import (
+    LEGACY,
+    MODERN,
+    SERVER_INFO,
+    Era,
+    RequestContext,
+    WouldBlock,
+    is_modern_request,
+    modern_context,
+    require_meta_fields,
+)
+from app.mcp.notifications import listen, session_stream
+from app.mcp.params import (
+    InitializeParams,
+    ListenParams,
+    NoParams,
+    PageParams,
+    Params,
+    UnsubscribeParams,
+    UriParams,
+)
+from app.mcp.resources import ResourceService
+from app.mcp.sessions import LegacySession, Peer
+from app.negotiation import EXTENSION_ID, describe, parse_features
+from storage.events import EventBus
+
+log = logging.getLogger(__name__)
+
+# What initialize may ask a session to keep, per field, as compact JSON.
+MAX_STORED_BYTES = 64 * 1024
+
+INITIALIZE = "initialize"
+INITIALIZED = "notifications/initialized"
+CANCELLED = "notifications/cancelled"
+LISTEN = "subscriptions/listen"
+
+
+# -- messages ----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Incoming:
+    """A well-formed JSON-RPC message from the client."""
+
+    kind: str  # "request" | "notification" | "response"
+    id: Any
+    method: str | None
+    params: dict[str, Any]
+
+
+def _invalid_request(message: str) -> wire.McpError:
+    return wire.McpError(wire.INVALID_REQUEST, f"Invalid Request: {message}", http_status=400)
+
+
+def parse_message(raw: Any) -> Incoming:
+    """Validate the JSON-RPC 2.0 envelope; -32600 for anything that is not a message."""
+    if not isinstance(raw, dict):
+        raise _invalid_request("expected one JSON-RPC message object (batches are not supported)")
+    request_id = raw.get("id")
+    if raw.get("jsonrpc") != wire.JSONRPC_VERSION:
+        raise _invalid_request('"jsonrpc" must be "2.0"')
+    if "id" in raw and not is_request_id(request_id):
+        raise _invalid_request("id must be a string or an integer")
+    method = raw.get("method")
+    if method is None:
+        if "id" in raw and ("result" in raw or "error" in raw):
+            return Incoming("response", request_id, None, {})
+        raise _invalid_request('"method" is missing')
+    if not isinstance(method, str):
+        raise _invalid_request('"method" must be a string')
+    params = raw.get("params", {})
+    if not isinstance(params, dict):
+        raise _invalid_request('"params" must be an object')
+    return Incoming("request" if "id" in raw else "notification", request_id, method, params)
+
+
+def is_request_id(value: object) -> bool:
+    """A JSON-RPC RequestId: a string or an integer (a bool is neither, though Python says so)."""
+    return isinstance(value, str | int) and not isinstance(value, bool)
+
+
+def _is_notification(raw: object) -> bool:
+    return isinstance(raw, dict) and "id" not in raw and "method" in raw
+
+
+# -- what the kernel returns ---------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Reply:
+    """One JSON-RPC response to send.
+
+    ``status`` is what Streamable HTTP answers with. ``to_notification``: the error
+    answers a notification, which stdio never answers (JSON-RPC 2.0) and HTTP
+    answers with its status ("If the server cannot accept the input, it MUST
+    return an HTTP error status code"). ``session_id``: initialize started this
+    session.
+    """
+
+    message: dict[str, Any]
+    status: int = 200
+    to_notification: bool = False
+    session_id: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Accepted:
+    """A notification or response taken in; nothing to send (HTTP 202)."""
+
+
+ACCEPTED = Accepted()
+
+
+@dataclass(frozen=True, slots=True)
+class Stream:
+    """Messages to send as they come (``None`` = a quiet interval: a keep-alive on SSE)."""
+
+    messages: AsyncIterator[dict[str, Any] | None]
+
+
+Outcome = Reply | Accepted | Stream
+
+
+# -- what the kernel asks of a transport ------------------------------------------------------
+
+
+class Channel(Protocol):
+    """What a transport knows about where a message came from. The kernel asks in the
+    order the specs' checks go; each hook raises :class:`~app.mcp.wire.McpError`."""
+
+    # stdio carries a session's notifications on the same pipe once the client is
+    # initialized; Streamable HTTP on a GET stream the client opens.
+    pushes_session_notifications: bool
+
+    def session(self) -> LegacySession | None:
+        """The 2025-era session this message belongs to, if it names one."""
+
+    def start_session(self, session: LegacySession) -> None:
+        """Keep a session initialize just started."""
+
+    def peer(self) -> Peer | None:
+        """Who to cancel requests and streams for; None where each message stands alone."""
+
+    def claims_modern(self) -> bool:
+        """Whether the transport itself says 2026-07-28 (an HTTP version header)."""
+
+    def check_modern(self, message: Incoming, version: str) -> None:
+        """The transport's own checks of a 2026-07-28 request (HTTP header-body consistency)."""
+
+    def check_legacy(self) -> None:
+        """The transport's own checks of a 2025-era request (HTTP version header)."""
+
+
+# -- the method table ---------------------------------------------------------------------
+
+
+class Blocking(enum.Enum):
+    NEVER = "never"  # answered from memory: always on the event loop
+    MAYBE = "maybe"  # tried on the event loop; WouldBlock sends it to a worker thread
+    ALWAYS = "always"  # straight to a worker thread (a database query every time)
+
+
+@dataclass(frozen=True, slots=True)
+class Method:
+    handler: Callable[[RequestContext, Any], dict[str, Any]]
+    params: type[Params]
+    blocking: Blocking
+    eras: frozenset[Era] = frozenset({LEGACY, MODERN})
+
+
+def _to_store(name: str, value: object) -> bytes:
+    """``value`` as the compact JSON a session keeps; -32602 if over ``MAX_STORED_BYTES``:
+    a session keeps it for its whole life, so its size is bounded like the number of
+    sessions is."""
+    stored = codec.encode(value)
+    if len(stored) > MAX_STORED_BYTES:
+        raise wire.McpError(
+            wire.INVALID_PARAMS,
+            f"initialize: params.{name} is {len(stored)} bytes as JSON; a session keeps at "
+            f"most {MAX_STORED_BYTES} (64 KiB) of it",
+        )
+    return stored
+
+
+class Kernel:
+    def __init__(
+        self, resources: ResourceService, bus: EventBus, *, instructions: str, keepalive_s: float
+    ) -> None:
+        self.resources = resources
+        self.bus = bus
+        self.instructions = instructions
+        self.keepalive_s = keepalive_s
+        legacy_only = frozenset({LEGACY})
+        self.methods: Mapping[str, Method] = {
+            "ping": Method(lambda ctx, p: {}, NoParams, Blocking.NEVER, legacy_only),
+            "server/discover": Method(
+                self._discover, NoParams, Blocking.NEVER, frozenset({MODERN})
+            ),
+            "resources/list": Method(resources.list, PageParams, Blocking.ALWAYS),
+            "resources/templates/list": Method(resources.templates, PageParams, Blocking.NEVER),
+            "resources/read": Method(resources.read, UriParams, Blocking.MAYBE),
+            # SEP "Resource Contents Metadata" §2
+            "resources/metadata": Method(resources.metadata, UriParams, Blocking.MAYBE),
+            "resources/subscribe": Method(self._subscribe, UriParams, Blocking.MAYBE, legacy_only),
+            "resources/unsubscribe": Method(
+                self._unsubscribe, UnsubscribeParams, Blocking.NEVER, legacy_only
+            ),
+        }
+        # Method labels for /metrics: the table plus what the kernel answers itself; anything
+        # else is "other", so clients cannot create series at will.
+        self._labels = frozenset({*self.methods, INITIALIZE, INITIALIZED, CANCELLED, LISTEN})
+
+    def capabilities(self) -> dict[str, Any]:
+        """What this server does — only what works."""
+        return {
+            # The watcher and reindex jobs publish changes: both notifications work.
+            "resources": {"subscribe": True, "listChanged": True},
+            # Content negotiation SEP: servers advertise an empty settings object.
+            "extensions": {EXTENSION_ID: {}},
+        }
+
+    # -- one message in, one outcome out ---------------------------------------------------
+
+    async def handle(self, body: bytes, channel: Channel) -> Outcome:
+        """Answer one message. Every failure becomes its JSON-RPC error; every message is
+        counted and timed for ``/metrics``, errors before dispatch included."""
+        started = time.perf_counter()
+        raw: Any = None
+        label = "other"
+        error: BaseException | None = None
+        try:
+            raw = codec.decode(body)
+            message = parse_message(raw)
+            if message.method in self._labels:
+                label = message.method
+            return await self._handle(message, channel)
+        except wire.McpError as exc:
+            error = exc
+            return Reply(
+                wire.error_response(request_id_of(raw), exc),
+                exc.http_status,
+                to_notification=_is_notification(raw),
+            )
+        except BaseException as exc:
+            error = exc
+            raise
+        finally:
+            if not isinstance(raw, dict) or "id" in raw or error is not None:
+                metrics.record_request(
+                    label, metrics.outcome_of(error), time.perf_counter() - started
+                )
+
+    def refused(self, error: wire.McpError) -> None:
+        """Count a message a transport refused before the kernel saw it (too large, wrong
+        media type, too slow): it reaches ``/metrics`` like every other error."""
+        metrics.record_request("other", metrics.outcome_of(error), 0.0)
+
+    async def _handle(self, message: Incoming, channel: Channel) -> Outcome:
+        if message.kind == "response":
+            return ACCEPTED  # we send no requests; nothing waits for it
+        if is_modern_request(message.params) or channel.claims_modern():
+            # Order per the conformance probes of 2026-07-28: a malformed _meta is -32602
+            # first, then the transport's own checks (header-body mismatch, -32020), then an
+            # unsupported version (-32022).
+            meta = require_meta_fields(message.params)
+            channel.check_modern(message, meta[wire.META_PROTOCOL_VERSION])
+            ctx = modern_context(meta)
+        elif message.method == INITIALIZE:
+            return self._initialize(message, channel)
+        else:
+            session = channel.session()
+            if session is None and message.kind == "notification" and channel.peer() is not None:
+                # A connection that is its own peer (stdio) may cancel without a session or
+                # _meta: nothing else is at stake.
+                return self._notified(message, channel)
+            if session is None:
+                raise wire.McpError(
+                    wire.INVALID_PARAMS,
+                    "Bad Request: no session and no _meta protocol version; send initialize "
+                    "first (2025 protocol) or include "
+                    f"{wire.META_PROTOCOL_VERSION} in params._meta (2026-07-28)",
+                    http_status=400,
+                )
+            channel.check_legacy()
+            ctx = session.context()
+        if message.kind == "notification":
+            return self._notified(message, channel)
+        if message.method == LISTEN and ctx.era is MODERN:
+            return self._listen(message, channel)
+        peer = channel.peer()
+        if peer is None:
+            return Reply(wire.result_response(message.id, await self.call(message, ctx)))
+        peer.running.add(message.id)
+        try:
+            result = await self.call(message, ctx)
+        finally:
+            peer.running.discard(message.id)
+        if message.id in peer.cancelled:
+            peer.cancelled.discard(message.id)
+            return ACCEPTED  # "SHOULD NOT send a response for the cancelled request"
+        return Reply(wire.result_response(message.id, result))
+
+    async def call(self, message: Incoming, ctx: RequestContext) -> dict[str, Any]:
+        """Run a request's handler and return its era-finished result; raises McpError."""
+        assert message.method is not None
+        method = self.methods.get(message.method)
+        if method is None or ctx.era not in method.eras:
+            # 2026-07-28 streamable-http "Protocol Version Header": unknown method → 404 + -32601.
+            raise wire.McpError(
+                wire.METHOD_NOT_FOUND,
+                f"Method not found: {message.method}",
+                http_status=404 if ctx.era is MODERN else 200,
+            )
+        params = method.params.parse(message.method, message.params)
+        try:
+            result = None
+            if method.blocking is not Blocking.ALWAYS:
+                ctx.may_block = False
+                try:
+                    result = method.handler(ctx, params)
+                except WouldBlock:
+                    ctx.may_block = True
+            if result is None:
+                result = await anyio.to_thread.run_sync(method.handler, ctx, params)
+        except wire.McpError:
+            raise
+        except Exception as exc:
+            log.exception("internal error in %s", message.method)
+            raise wire.McpError(
+                wire.INTERNAL_ERROR, f"Internal error: {type(exc).__name__}"
+            ) from exc
+        return ctx.era.finish(message.method, result, ctx.features)
+
+    # -- the 2025 handshake ------------------------------------------------------------------
+
+    def _initialize(self, message: Incoming, channel: Channel) -> Reply:
+        """2025-11-25 basic/lifecycle "Initialization" and "Version Negotiation"."""
+        if message.kind != "request":
+            # A notification has no id to answer; a session nobody can learn the id of would
+            # only take up room (initialize is a request).
+            raise _invalid_request('initialize must be a request, with an "id"')
+        params = InitializeParams.parse(INITIALIZE, message.params)
+        # "If the server supports the requested protocol version, it MUST respond with the same
+        # version. Otherwise, the server MUST respond with another protocol version it supports."
+        requested = params.protocol_version
+        version = requested if requested in wire.LEGACY_VERSIONS else wire.LATEST_LEGACY
+        features = parse_features(params.capabilities)
+        session = LegacySession(
+            version,
+            _to_store("capabilities", params.capabilities),
+            _to_store("clientInfo", params.client_info),
+            features,
+        )
+        channel.start_session(session)
+        log.info("session %s… started (%s)", session.id[:8], version)
+        negotiated = describe(features, binary_cap=self.resources.binary_cap)
+        result = {
+            "protocolVersion": version,
+            "capabilities": self.capabilities(),
+            "serverInfo": SERVER_INFO,
+            # Content negotiation SEP: say in one sentence what was negotiated for the session.
+            "instructions": f"{self.instructions} {negotiated}",
+        }
+        return Reply(wire.result_response(message.id, result), session_id=session.id)
+
+    # -- notifications in and out ------------------------------------------------------------
+
+    def _notified(self, message: Incoming, channel: Channel) -> Outcome:
+        if message.method == INITIALIZED:
+            session = channel.session()
+            if session is not None and not session.initialized:
+                session.initialized = True
+                if channel.pushes_session_notifications:
+                    # basic/lifecycle: no server notifications before "initialized".
+                    return self.session_stream(session)
+        elif message.method == CANCELLED:
+            self._cancel(channel.peer(), message.params.get("requestId"))
+        return ACCEPTED
+
+    def _cancel(self, peer: Peer | None, request_id: object) -> None:
+        """basic/utilities/cancellation: stop a stream and send nothing more for it, or drop the
+        answer of a request still running. A requestId that cannot name a request, or names
+        none of this peer's, is ignored ("Error Handling")."""
+        if peer is None or not is_request_id(request_id):
+            return
+        listener = peer.streams.pop(request_id, None)
+        if listener is not None:
+            self.bus.end(listener)
+        elif request_id in peer.running:
+            peer.cancelled.add(request_id)
+
+    def _listen(self, message: Incoming, channel: Channel) -> Stream:
+        """2026-07-28 basic/patterns/subscriptions: a stream that stays open."""
+        params = ListenParams.parse(LISTEN, message.params)
+        peer = channel.peer()
+        return Stream(
+            listen(
+                self.bus,
+                message.id,
+                params,
+                keepalive_s=self.keepalive_s,
+                open_streams=peer.streams if peer is not None else None,
+            )
+        )
+
+    def session_stream(self, session: LegacySession) -> Stream:
+        """A 2025-era session's notifications (HTTP GET; stdio after ``initialized``)."""
+        return Stream(session_stream(self.bus, session, keepalive_s=self.keepalive_s))
+
+    # -- handlers of the kernel's own ----------------------------------------------------------
+
+    def _subscribe(self, ctx: RequestContext, params: UriParams) -> dict[str, Any]:
+        """2025-11-25 server/resources "Subscriptions": this URI's updates on the session stream."""
+        record = self.resources.require(ctx, params.uri)
+        ctx.session.subscriptions.add(record.uri)
+        return {}
+
+    def _unsubscribe(self, ctx: RequestContext, params: UnsubscribeParams) -> dict[str, Any]:
+        ctx.session.subscriptions.discard(params.uri)
+        return {}
+
+    def _discover(self, ctx: RequestContext, params: NoParams) -> dict[str, Any]:
+        """2026-07-28 server/discover."""
+        return {
+            "supportedVersions": list(wire.SUPPORTED_VERSIONS),
+            "capabilities": self.capabilities(),
+            "instructions": self.instructions,
+        }
+
+
+def request_id_of(raw: Any) -> Any:
+    """The id of a possibly malformed message, for its error response (None if unreadable)."""
+    if isinstance(raw, dict):
+        value = raw.get("id")
+        if is_request_id(value):
+            return value
+    return None

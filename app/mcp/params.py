@@ -1,0 +1,134 @@
+"""The params of each method, checked once at the door and handed to handlers typed.
+
+One model per shape of ``params``; the method table (:mod:`app.mcp.kernel`)
+names the model of each method. A wrong type is -32602 (JSON-RPC 2.0 "Invalid
+params") with a message that says which field and what it must be. Fields the
+model does not name are ignored, as the schema allows (``_meta`` among them:
+the kernel reads it before the model does).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, ClassVar, Protocol, Self
+
+from app.mcp import wire
+
+
+class Params(Protocol):
+    @classmethod
+    def parse(cls, method: str, params: Mapping[str, Any]) -> Self: ...
+
+
+def _invalid(message: str) -> wire.McpError:
+    return wire.McpError(wire.INVALID_PARAMS, message)
+
+
+@dataclass(frozen=True, slots=True)
+class NoParams:
+    """Methods that read nothing from ``params`` (``ping``, ``server/discover``)."""
+
+    @classmethod
+    def parse(cls, method: str, params: Mapping[str, Any]) -> NoParams:
+        return _NO_PARAMS
+
+
+_NO_PARAMS = NoParams()
+
+
+@dataclass(frozen=True, slots=True)
+class UriParams:
+    """``resources/read``, ``resources/metadata``, ``resources/subscribe``."""
+
+    uri: str
+
+    @classmethod
+    def parse(cls, method: str, params: Mapping[str, Any]) -> UriParams:
+        uri = params.get("uri")
+        if not isinstance(uri, str) or not uri:
+            raise _invalid("params.uri must be a non-empty string")
+        return cls(uri)
+
+
+@dataclass(frozen=True, slots=True)
+class UnsubscribeParams:
+    """``resources/unsubscribe``: any string, even one never subscribed (or not a URI we
+    serve: the document may be gone)."""
+
+    uri: str
+
+    @classmethod
+    def parse(cls, method: str, params: Mapping[str, Any]) -> UnsubscribeParams:
+        uri = params.get("uri")
+        if not isinstance(uri, str):
+            raise _invalid("params.uri must be a string")
+        return cls(uri)
+
+
+@dataclass(frozen=True, slots=True)
+class PageParams:
+    """Paginated lists (basic/utilities/pagination): an opaque ``cursor``, if any."""
+
+    cursor: str | None
+
+    @classmethod
+    def parse(cls, method: str, params: Mapping[str, Any]) -> PageParams:
+        cursor = params.get("cursor")
+        if cursor is not None and not isinstance(cursor, str):
+            raise _invalid("Invalid cursor: params.cursor must be a string")
+        return cls(cursor)
+
+
+@dataclass(frozen=True, slots=True)
+class InitializeParams:
+    """2025-11-25 basic/lifecycle "Initialization"."""
+
+    protocol_version: str
+    capabilities: dict[str, Any]
+    client_info: dict[str, Any] | None
+
+    @classmethod
+    def parse(cls, method: str, params: Mapping[str, Any]) -> InitializeParams:
+        requested = params.get("protocolVersion")
+        if not isinstance(requested, str):
+            raise _invalid("initialize: protocolVersion must be a string")
+        capabilities = params.get("capabilities", {})
+        if not isinstance(capabilities, dict):
+            raise _invalid("initialize: capabilities must be an object")
+        info = params.get("clientInfo")
+        return cls(requested, capabilities, info if isinstance(info, dict) else None)
+
+
+@dataclass(frozen=True, slots=True)
+class ListenParams:
+    """2026-07-28 ``subscriptions/listen``: the part of its filter this server honours."""
+
+    MAX_URIS: ClassVar[int] = 1000  # a stream holds its URIs as long as it is open
+
+    resources_list_changed: bool
+    resource_subscriptions: tuple[str, ...]
+
+    @classmethod
+    def parse(cls, method: str, params: Mapping[str, Any]) -> ListenParams:
+        requested = params.get("notifications")
+        if not isinstance(requested, dict):
+            raise _invalid("subscriptions/listen: params.notifications must be an object")
+        uris = requested.get("resourceSubscriptions", [])
+        if not isinstance(uris, list) or not all(isinstance(u, str) for u in uris):
+            raise _invalid("subscriptions/listen: resourceSubscriptions must be an array of URIs")
+        if len(uris) > cls.MAX_URIS:
+            raise _invalid(
+                f"subscriptions/listen: at most {cls.MAX_URIS} resourceSubscriptions per "
+                f"stream, got {len(uris)}; split them over several streams"
+            )
+        return cls(requested.get("resourcesListChanged") is True, tuple(dict.fromkeys(uris)))
+
+    def honored(self) -> dict[str, Any]:
+        """The acknowledged filter: tools/prompts are omitted (we serve neither)."""
+        honored: dict[str, Any] = {}
+        if self.resources_list_changed:
+            honored["resourcesListChanged"] = True
+        if self.resource_subscriptions:
+            honored["resourceSubscriptions"] = list(self.resource_subscriptions)
+        return honored

@@ -1,0 +1,110 @@
+"""The fast request path (issue 13): what it caches, what it refuses, what it logs.
+
+Speed itself is measured by ``python -m bench serve``; these tests hold the
+correctness the speed must not cost.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+from sqlalchemy import event
+
+from app.runtime import Runtime
+from storage.catalog import NotCached
+from storage.store import RepresentationStore
+from tests.support.servers import RawClient, serve
+from tests.test_indexer import runtime_for
+
+URI = "docshelf://shelf/notes.txt"
+
+
+@pytest.fixture
+def runtime(sample_shelf: Path, tmp_path: Path, database_url: str) -> Iterator[Runtime]:
+    rt = runtime_for(sample_shelf, tmp_path / "data", database_url)
+    rt.index()
+    yield rt
+    rt.close()
+
+
+def test_a_cached_document_is_looked_up_again_after_any_writing_commit(
+    runtime: Runtime, sample_shelf: Path
+) -> None:
+    catalog = runtime.catalog
+    first = catalog.get(URI)
+    assert first is not None
+    assert catalog.get(URI, cached_only=True) == first  # the event loop may answer from memory
+    (sample_shelf / "notes.txt").write_text("a new version, longer than the old one\n" * 40)
+    runtime.indexer.reconcile(wait=True)
+    with pytest.raises(NotCached):  # the commit made every entry stale
+        catalog.get(URI, cached_only=True)
+    second = catalog.get(URI)
+    assert second is not None and second.size != first.size
+    assert catalog.get(URI, cached_only=True) == second
+
+
+def test_a_lookup_that_overlaps_a_commit_is_not_served_from_memory(
+    runtime: Runtime, sample_shelf: Path
+) -> None:
+    """A lookup that reads the old rows while a writing commit is under way must not be
+    served from memory after it: the generation moves again once the commit is done."""
+    catalog = runtime.catalog
+    seen: list[object] = []
+    writer = threading.current_thread()
+    generation = [runtime.database.generation]
+
+    def look_up_mid_commit(_connection: object) -> None:
+        # Runs just before the database commits. For a commit of the writer's that wrote
+        # (the generation moved), another thread looks the document up now and sees the
+        # rows as they were.
+        if threading.current_thread() is not writer:
+            return
+        if runtime.database.generation == generation[0]:
+            return
+        generation[0] = runtime.database.generation
+        reader = threading.Thread(target=lambda: seen.append(catalog.get(URI)))
+        reader.start()
+        reader.join(10)
+
+    (sample_shelf / "notes.txt").write_text("changed while someone was reading\n")
+    event.listen(runtime.database.engine, "commit", look_up_mid_commit)
+    try:
+        runtime.indexer.reconcile(wait=True)
+    finally:
+        event.remove(runtime.database.engine, "commit", look_up_mid_commit)
+    assert seen, "the indexer committed nothing"
+    try:
+        from_memory = catalog.get(URI, cached_only=True)
+    except NotCached:
+        from_memory = None
+    fresh = catalog.get(URI, fresh=True)
+    assert fresh is not None
+    assert fresh.size == len("changed while someone was reading\n")
+    assert from_memory in (None, fresh)  # never the rows a lookup saw before the commit
+
+
+def test_store_keys_that_could_leave_the_store_are_refused(tmp_path: Path) -> None:
+    store = RepresentationStore(tmp_path / "store")
+    (tmp_path / "secret").write_text("not yours")
+    for key in ("../secret", "/etc/passwd", "a//b", "a/./b", "a/\x00"):
+        with pytest.raises(ValueError, match="leaves the store"):
+            store.get(key)
+    store.put("ab/cd/x", b"kept")
+    assert store.get("ab/cd/x") == b"kept"
+
+
+@pytest.mark.parametrize("flag", [(), ("--access-log",)], ids=["default", "--access-log"])
+def test_the_access_log_is_off_unless_asked_for(
+    sample_shelf: Path, tmp_path: Path, flag: tuple[str, ...]
+) -> None:
+    with serve(sample_shelf, tmp_path / "data", *flag, formats_built=False) as server:
+        raw = RawClient(server.url)
+        assert raw.modern("resources/list").status_code == 200
+        raw.close()
+        assert httpx.get(server.base + "/healthz").status_code == 200
+        logged = '"POST /mcp HTTP/1.1" 200' in server.log()
+    assert logged is bool(flag)
