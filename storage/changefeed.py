@@ -4,7 +4,9 @@ Every set published on a process's :class:`~storage.events.EventBus` is appended
 the ``change_log`` table, and every serving process follows that table, handing the
 sets *other* processes appended to its own listeners (:meth:`EventBus.deliver`). A
 process's own sets reach its listeners at once through the bus and are skipped in the
-log (each row names its ``origin``). So a subscriber hears about a change whichever
+log (each row names its ``origin``). Before delivering another process's set, the
+follower moves ``Database.generation``, so nothing cached from before that change (the
+catalog cache) is served after it. So a subscriber hears about a change whichever
 process made it: the indexing child of ``serve --processes N``, a replica sharing
 PostgreSQL, a ``docshelf reindex`` run, or a read that built a missing format.
 
@@ -218,6 +220,9 @@ class ChangeFeed:
             for row in rows:
                 self.last_id = row.id
                 if row.origin != self.origin:
+                    # What this process has cached from the database is stale now (the
+                    # catalog cache, storage.catalog): before anyone is told to read again.
+                    self.database.bump()
                     added, removed, changed = map(frozenset, (row.added, row.removed, row.changed))
                     self.bus.deliver(ChangeSet(added, removed, changed))
                     delivered += 1

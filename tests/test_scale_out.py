@@ -26,7 +26,7 @@ import httpx
 import pytest
 from mcp.client.subscriptions import ResourcesListChanged, ResourceUpdated
 
-from tests.support.sdk import http_client
+from tests.support.sdk import http_client, read_metadata
 from tests.support.servers import (
     MODERN,
     RunningServer,
@@ -205,22 +205,31 @@ async def test_a_replica_sharing_the_database_tells_its_clients_what_the_indexer
     data = tmp_path / "data"
     env = child_env(DOCSHELF_DATABASE_URL=database_url)
     uri = "docshelf://shelf/data.json"
+    old, new = (shelf / "data.json").read_text(), '{"edited": "through the indexer"}'
     with (
         serve(shelf, data, env=env) as indexer,
         serve(shelf, data, "--no-index", env=env, formats_built=False) as replica,
     ):
         assert httpx.get(f"{replica.base}/healthz").json()["process"]["indexing"] is False
         async with http_client(replica.url, MODERN) as client:
+            # The replica has the document in hand: its catalog cache holds the record.
+            before = await read_metadata(client, uri)
+            assert before.metadata[0].size == len(old)
             async with client.listen(
                 resources_list_changed=True, resource_subscriptions=[uri]
             ) as sub:
-                (shelf / "data.json").write_text('{"edited": "through the indexer"}')
+                (shelf / "data.json").write_text(new)
                 await _next(sub, ResourceUpdated)
+                after = await read_metadata(client, uri)
+                read = await client.read_resource(uri)
                 (shelf / "new.txt").write_text("new\n")
                 await _next(sub, ResourcesListChanged)
-            read = await client.read_resource(uri)
             listed = await client.list_resources()
-        assert read.contents[0].text == '{"edited": "through the indexer"}'
+        # Told of the change, the replica describes and reads the new version, in every format.
+        assert after.metadata[0].size == len(new)
+        assert read.contents[0].text == new
+        texts = [getattr(c, "text", None) for c in read.contents]
+        assert all("through the indexer" in t for t in texts if t is not None), texts
         assert "docshelf://shelf/new.txt" in {r.uri for r in listed.resources}
         # The indexer indexed both changes; the replica neither watched nor indexed.
         assert "storage.watcher" in indexer.log()
