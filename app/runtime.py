@@ -30,6 +30,7 @@ from storage.database import Database
 from storage.events import EventBus
 from storage.indexer import Indexer, IndexReport
 from storage.jobs import JobRunner
+from storage.sessions import SessionTable
 from storage.shelves import IgnoreRules, make_shelves
 from storage.store import RepresentationStore
 from storage.watcher import ShelfWatcher
@@ -156,8 +157,12 @@ class Runtime:
         self.kernel = Kernel(
             self.resources, self.bus, instructions=INSTRUCTIONS, keepalive_s=settings.keepalive_s
         )
+        # 2025-era HTTP sessions, in the database: every serving process knows every one.
         self.sessions = SessionRegistry(
-            idle_timeout_s=settings.session_idle_timeout, max_sessions=settings.max_sessions
+            SessionTable(self.database),
+            self.bus,
+            idle_timeout_s=settings.session_idle_timeout,
+            max_sessions=settings.max_sessions,
         )
         self.started_at = time.time()
         # Reindex jobs (admin API, `docshelf reindex`); every finished pass feeds /metrics.
@@ -206,6 +211,7 @@ class Runtime:
         """Follow the other processes' changes; when indexing, also the shelves (watcher),
         building formats, and the first catalog pass."""
         self.feed.follow()
+        self.sessions.open()
         if not self.indexing:
             # A replica: the indexing process catalogs, watches and converts. Reads here
             # still build a format they need that is not stored yet (FormatBuilder.ensure).
@@ -255,5 +261,6 @@ class Runtime:
         self.watcher.stop()
         if self._index_thread is not None:
             self._index_thread.join(timeout=5)
+        self.sessions.close()
         self.feed.close()  # after everything that publishes: what they published is written
         self.database.dispose()

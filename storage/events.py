@@ -13,9 +13,12 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,6 +56,7 @@ class EventBus:
         self._lock = threading.Lock()
         self._closed = False
         self._relays: list[Callable[[ChangeSet], None]] = []
+        self._hooks: list[Callable[[ChangeSet], None]] = []
 
     def listen(self) -> Listener:
         """Register a listener on the running loop; pair with :meth:`unlisten`."""
@@ -69,6 +73,13 @@ class EventBus:
     def listener_count(self) -> int:
         with self._lock:
             return len(self._listeners)
+
+    def on_delivery(self, hook: Callable[[ChangeSet], None]) -> None:
+        """Call ``hook`` with every set, in the delivering thread, before the listeners get
+        it (the session registry reads what its streams' sessions subscribe to). A hook
+        that raises is logged; the set is delivered all the same."""
+        with self._lock:
+            self._hooks.append(hook)
 
     def relay_to(self, relay: Callable[[ChangeSet], None]) -> None:
         """Also hand every set published from now on to ``relay`` (the change feed). It is
@@ -108,6 +119,12 @@ class EventBus:
     def _deliver(self, changes: ChangeSet | None) -> None:
         with self._lock:
             listeners = list(self._listeners)
+            hooks = list(self._hooks) if changes is not None and listeners else []
+        for hook in hooks:
+            try:
+                hook(changes)  # type: ignore[arg-type]
+            except Exception:
+                log.exception("a change-set hook failed; delivering the set all the same")
         for listener in listeners:
             try:
                 listener.loop.call_soon_threadsafe(listener.queue.put_nowait, changes)

@@ -12,6 +12,7 @@ from sqlalchemy import (
     ForeignKey,
     Index,
     Integer,
+    LargeBinary,
     String,
     Text,
     TypeDecorator,
@@ -157,3 +158,33 @@ class ChangeRecord(Base):
     added: Mapped[list[str]] = mapped_column(JSON)
     removed: Mapped[list[str]] = mapped_column(JSON)
     changed: Mapped[list[str]] = mapped_column(JSON)
+
+
+class SessionRecord(Base):
+    """A 2025-era HTTP session, shared by every process serving the database
+    (``app.mcp.sessions``). Keyed by the SHA-256 of its id: whoever reads the table
+    cannot take the session over."""
+
+    __tablename__ = "sessions"
+    __table_args__ = (Index("ix_sessions_last_used_at", "last_used_at"),)
+
+    key: Mapped[str] = mapped_column(String(64), primary_key=True)
+    protocol_version: Mapped[str] = mapped_column(String(32))
+    capabilities: Mapped[bytes] = mapped_column(LargeBinary)  # compact JSON, at most 64 KiB
+    client_info: Mapped[bytes] = mapped_column(LargeBinary)  # compact JSON, at most 64 KiB
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime())
+    last_used_at: Mapped[datetime] = mapped_column(UTCDateTime())
+    # The process holding the session's GET stream ("host:pid"), and when it last said so.
+    stream_owner: Mapped[str | None] = mapped_column(String(300))
+    stream_beat: Mapped[datetime | None] = mapped_column(UTCDateTime())
+
+
+class SessionSubscription(Base):
+    """One ``resources/subscribe`` of a session; gone with the session."""
+
+    __tablename__ = "session_subscriptions"
+
+    session_key: Mapped[str] = mapped_column(
+        ForeignKey("sessions.key", ondelete="CASCADE"), primary_key=True
+    )
+    uri: Mapped[str] = mapped_column(String(8192), primary_key=True)

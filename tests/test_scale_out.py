@@ -23,11 +23,15 @@ from pathlib import Path
 import anyio
 import anyio.to_thread
 import httpx
+import mcp_types as types
 import pytest
 from mcp.client.subscriptions import ResourcesListChanged, ResourceUpdated
+from mcp.shared.exceptions import MCPDeprecationWarning
 
 from tests.support.sdk import http_client, read_metadata
 from tests.support.servers import (
+    CLIENT_INFO,
+    LEGACY,
     MODERN,
     RunningServer,
     child_env,
@@ -157,10 +161,23 @@ async def test_processes_2_a_listener_hears_a_change_whichever_process_holds_its
 ) -> None:
     shelf = make_shelf(tmp_path / "shelf")
     uri = "docshelf://shelf/notes.txt"
+    legacy_updated = anyio.Event()
+
+    async def on_message(message: object) -> None:
+        if isinstance(message, types.ResourceUpdatedNotification) and message.params.uri == uri:
+            legacy_updated.set()
+
     with serve_processes(shelf, tmp_path / "data", 2) as supervised:
         base, pids = supervised.server.base, set(supervised.processes)
         streams: list[ListenStream] = []
-        async with anyio.create_task_group() as group:
+        async with (
+            # The official SDK's 2025-era client: its POSTs and its GET stream go over
+            # connections of their own, to whichever process accepts each.
+            http_client(supervised.server.url, LEGACY, message_handler=on_message) as legacy,
+            anyio.create_task_group() as group,
+        ):
+            with pytest.warns(MCPDeprecationWarning):
+                await legacy.subscribe_resource(uri)
             # The kernel gives each new connection to whichever process accepts first: open
             # streams until each process holds at least one.
             for _ in range(24):
@@ -173,7 +190,7 @@ async def test_processes_2_a_listener_hears_a_change_whichever_process_holds_its
                 if all(counts[pid] >= 1 for pid in pids):
                     break
             assert all(counts[pid] >= 1 for pid in pids), counts
-            assert sum(counts.values()) == len(streams), counts
+            assert sum(counts.values()) >= len(streams), counts  # and the SDK's GET stream
 
             (shelf / "notes.txt").write_text("Edited under two processes.\n")
             (shelf / "added.md").write_text("# Added\n")
@@ -181,6 +198,7 @@ async def test_processes_2_a_listener_hears_a_change_whichever_process_holds_its
                 for stream in streams:
                     await stream.updated.wait()
                     await stream.list_changed.wait()
+                await legacy_updated.wait()
             group.cancel_scope.cancel()
         # The process that does not index heard the change the indexing one made, and read
         # it back from the shared index.
@@ -190,6 +208,111 @@ async def test_processes_2_a_listener_hears_a_change_whichever_process_holds_its
         # Only the indexing process watched.
         watched_by = set(re.findall(r"storage\.watcher\[(\d+)\]", supervised.server.log()))
         assert watched_by == {str(supervised.indexing_pid)}
+
+
+# -- a 2025-era session across processes ----------------------------------------------------
+
+POST_HEADERS = {"Accept": "application/json, text/event-stream"}
+
+
+async def pinned(base: str, pid: int, tries: int = 100) -> httpx.AsyncClient:
+    """A client whose one keep-alive connection the process ``pid`` accepted."""
+    for _ in range(tries):
+        client = httpx.AsyncClient(
+            timeout=httpx.Timeout(10, read=None), limits=httpx.Limits(max_connections=1)
+        )
+        if (await client.get(f"{base}/healthz")).json()["process"]["pid"] == pid:
+            return client
+        await client.aclose()
+    raise AssertionError(f"process {pid} accepted none of {tries} connections")
+
+
+async def initialize(client: httpx.AsyncClient, url: str) -> str:
+    params = {"protocolVersion": LEGACY, "capabilities": {}, "clientInfo": CLIENT_INFO}
+    body = {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": params}
+    response = await client.post(url, json=body, headers=POST_HEADERS)
+    assert response.status_code == 200, response.text
+    session = response.headers["mcp-session-id"]
+    note = {"jsonrpc": "2.0", "method": "notifications/initialized"}
+    headers = {**POST_HEADERS, "Mcp-Session-Id": session, "MCP-Protocol-Version": LEGACY}
+    assert (await client.post(url, json=note, headers=headers)).status_code == 202
+    return session
+
+
+async def legacy_request(
+    client: httpx.AsyncClient, url: str, session: str, method: str, params: dict | None = None
+) -> httpx.Response:
+    body = {"jsonrpc": "2.0", "id": 1, "method": method, "params": params or {}}
+    headers = {**POST_HEADERS, "Mcp-Session-Id": session, "MCP-Protocol-Version": LEGACY}
+    return await client.post(url, json=body, headers=headers)
+
+
+@pytest.mark.anyio
+async def test_processes_2_a_2025_session_started_on_one_process_is_used_from_the_other(
+    tmp_path: Path,
+) -> None:
+    """Session Management across processes: the session starts (and subscribes) on the
+    serving process, its GET stream is opened on the indexing one, which hears of the
+    subscription when the change comes; one stream a session, whichever process is asked;
+    DELETE on the first ends the stream on the second, and the session everywhere."""
+    shelf = make_shelf(tmp_path / "shelf")
+    uri = "docshelf://shelf/notes.txt"
+    # Long keep-alive: each pinned connection stays with its process for the whole test.
+    with serve_processes(shelf, tmp_path / "data", 2, "--keep-alive-timeout", "120") as supervised:
+        base, url = supervised.server.base, supervised.server.url
+        indexing = supervised.indexing_pid
+        (serving,) = [pid for pid in supervised.processes if pid != indexing]
+        here = await pinned(base, serving)
+        there, there_too = await pinned(base, indexing), await pinned(base, indexing)
+        messages: list[dict] = []
+        opened, updated, ended = anyio.Event(), anyio.Event(), anyio.Event()
+        session = await initialize(here, url)
+
+        async def stream() -> None:
+            headers = {
+                "Accept": "text/event-stream",
+                "Mcp-Session-Id": session,
+                "MCP-Protocol-Version": LEGACY,
+            }
+            async with there.stream("GET", url, headers=headers) as response:
+                assert response.status_code == 200
+                opened.set()
+                async for line in response.aiter_lines():
+                    if line.startswith("data: "):
+                        messages.append(json.loads(line[len("data: ") :]))
+                        if messages[-1].get("method") == "notifications/resources/updated":
+                            updated.set()
+            ended.set()
+
+        try:
+            listed = await legacy_request(there_too, url, session, "resources/list")
+            assert listed.status_code == 200 and listed.json()["result"]["resources"]
+            async with anyio.create_task_group() as group:
+                group.start_soon(stream)
+                with anyio.fail_after(WAIT):
+                    await opened.wait()
+                headers = {"Accept": "text/event-stream", "Mcp-Session-Id": session}
+                assert (await here.get(url, headers=headers)).status_code == 409
+                assert (await there_too.get(url, headers=headers)).status_code == 409
+                subscribed = await legacy_request(
+                    here, url, session, "resources/subscribe", {"uri": uri}
+                )
+                assert subscribed.status_code == 200 and "result" in subscribed.json()
+                (shelf / "notes.txt").write_text("Edited; heard on the other process.\n")
+                with anyio.fail_after(WAIT):
+                    await updated.wait()
+                deleted = await here.delete(url, headers={"Mcp-Session-Id": session})
+                assert deleted.status_code == 204
+                with anyio.fail_after(WAIT):
+                    await ended.wait()
+            gone = await legacy_request(there_too, url, session, "resources/list")
+            assert gone.status_code == 404
+            assert (await legacy_request(here, url, session, "ping")).status_code == 404
+        finally:
+            for client in (here, there, there_too):
+                await client.aclose()
+    updates = [m["params"]["uri"] for m in messages if "params" in m and "uri" in m["params"]]
+    assert set(updates) == {uri}, messages
 
 
 # -- replicas sharing one database -----------------------------------------------------------
