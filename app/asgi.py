@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
@@ -79,7 +80,9 @@ def create_app(runtime: Runtime) -> ASGIApp:
         except TimeoutError:
             body = {"status": "wedged", "version": __version__, "reason": _WEDGED}
             return JSONResponse(body, status_code=503)
-        return JSONResponse({"status": "ok", "version": __version__})
+        # Which process answered: `serve --processes N` runs several on one port.
+        process = {"pid": os.getpid(), "indexing": runtime.indexing}
+        return JSONResponse({"status": "ok", "version": __version__, "process": process})
 
     @app.get("/readyz", tags=["health"])
     def readyz() -> JSONResponse:

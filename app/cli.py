@@ -154,6 +154,14 @@ def _http_options(parser: argparse.ArgumentParser) -> None:
     )
 
 
+NO_INDEX_HELP = (
+    "a replica: serve the index another process keeps in the same database — no start-up "
+    "pass, no watching, no background conversion (a read still builds a format it needs); "
+    "changes that process makes reach this one's subscribers through the database "
+    "(env DOCSHELF_INDEX_ON_START=false)"
+)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="docshelf",
@@ -166,15 +174,20 @@ def build_parser() -> argparse.ArgumentParser:
     _shelf_options(serve)
     _http_options(serve)
     serve.add_argument(
-        "--no-index", action="store_true", help="do not index on start (read replicas)"
+        "--processes",
+        type=int,
+        metavar="N",
+        help="serving processes on the one port, sharing the index; the first indexes, "
+        "watches and converts, the others serve (env DOCSHELF_PROCESSES; default 1)",
     )
+    serve.add_argument("--no-index", action="store_true", help=NO_INDEX_HELP)
     serve.add_argument(
         "--no-watch", action="store_true", help="do not follow the folders for changes"
     )
 
     stdio = commands.add_parser("stdio", help="serve MCP over stdin/stdout, for desktop clients")
     _shelf_options(stdio)
-    stdio.add_argument("--no-index", action="store_true", help="do not index on start")
+    stdio.add_argument("--no-index", action="store_true", help=NO_INDEX_HELP)
     stdio.add_argument(
         "--no-watch", action="store_true", help="do not follow the folders for changes"
     )
@@ -233,6 +246,7 @@ def settings_from(args: argparse.Namespace) -> Settings:
         "max_connections",
         "max_header_bytes",
         "shutdown_timeout",
+        "processes",
         "access_log",
     ):
         value = getattr(args, name, None)
@@ -272,13 +286,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (ValidationError, ValueError) as exc:
         print(f"docshelf: {exc}", file=sys.stderr)
         return 2
-    logging.basicConfig(
-        level=settings.log_level.upper(),
-        stream=sys.stderr,
-        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
-    )
-    logging.getLogger("pypdf").setLevel(logging.ERROR)
+    configure_logging(settings)
     if args.command == "serve":
+        if settings.processes > 1:
+            from app.supervisor import supervise
+
+            return supervise(settings, settings.processes)
         return _serve(runtime)
     if args.command == "stdio":
         return _stdio(runtime)
@@ -287,11 +300,24 @@ def main(argv: Sequence[str] | None = None) -> int:
     return _index(runtime, force=args.force)
 
 
+def configure_logging(settings: Settings) -> None:
+    """Logs to stderr at the configured level (every process of ``serve --processes``)."""
+    logging.basicConfig(
+        level=settings.log_level.upper(),
+        stream=sys.stderr,
+        format="%(asctime)s %(levelname)s %(name)s[%(process)d]: %(message)s",
+    )
+    logging.getLogger("pypdf").setLevel(logging.ERROR)
+
+
 def _serve(runtime: Runtime) -> int:
     from app.http_server import run_http
 
-    run_http(runtime)
-    return 0
+    # uvicorn's own status for a server that could not start (its log says why).
+    return 0 if run_http(runtime) else STARTUP_FAILURE
+
+
+STARTUP_FAILURE = 3
 
 
 def _stdio(runtime: Runtime) -> int:

@@ -101,7 +101,12 @@ def add_config_command(
         "client's configuration.",
     )
     shelf_options(desktop)
-    desktop.add_argument("--no-index", action="store_true", help="do not index on start")
+    desktop.add_argument(
+        "--no-index",
+        action="store_true",
+        help="a replica of an index another process keeps (no indexing, watching or "
+        "background conversion)",
+    )
     desktop.add_argument(
         "--no-watch", action="store_true", help="do not follow the folders for changes"
     )

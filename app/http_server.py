@@ -14,7 +14,8 @@ from __future__ import annotations
 
 import contextlib
 import logging
-from collections.abc import Iterator
+import socket
+from collections.abc import Callable, Iterator
 from types import FrameType
 
 import uvicorn
@@ -27,9 +28,20 @@ log = logging.getLogger(__name__)
 
 
 class GracefulServer(uvicorn.Server):
-    def __init__(self, config: uvicorn.Config, runtime: Runtime) -> None:
+    def __init__(
+        self,
+        config: uvicorn.Config,
+        runtime: Runtime,
+        on_started: Callable[[], None] | None = None,
+    ) -> None:
         super().__init__(config)
         self.runtime = runtime
+        self.on_started = on_started
+
+    async def startup(self, sockets: list[socket.socket] | None = None) -> None:
+        await super().startup(sockets)
+        if self.started and self.on_started is not None:
+            self.on_started()  # serving: the runtime opened and the socket is being accepted on
 
     def handle_exit(self, sig: int, frame: FrameType | None) -> None:
         self.runtime.bus.close()
@@ -47,7 +59,15 @@ class GracefulServer(uvicorn.Server):
             self._captured_signals.clear()
 
 
-def run_http(runtime: Runtime) -> None:
+def run_http(
+    runtime: Runtime,
+    *,
+    sockets: list[socket.socket] | None = None,
+    on_started: Callable[[], None] | None = None,
+) -> bool:
+    """Serve until a signal; False if the server never started (the runtime could not open,
+    say). ``sockets``: listen on these (bound by ``app.supervisor``) rather than binding
+    host and port; ``on_started``: called once serving."""
     settings = runtime.settings
     log.info(
         "serving %s on http://%s:%d/mcp",
@@ -72,4 +92,6 @@ def run_http(runtime: Runtime) -> None:
         limit_concurrency=settings.max_connections,
         timeout_graceful_shutdown=settings.shutdown_timeout,
     )
-    GracefulServer(config, runtime).run()
+    server = GracefulServer(config, runtime, on_started)
+    server.run(sockets=sockets)
+    return server.started

@@ -2,6 +2,12 @@
 
 Both the HTTP server and the stdio server are a :class:`Runtime` plus a
 transport; ``docshelf index`` is a Runtime without one.
+
+A runtime either *indexes* (the default: the start-up catalog pass, the watcher,
+background conversion) or is a *replica* (``--no-index``; the extra processes of
+``serve --processes N``): it serves the index another process keeps, building only
+the formats its own reads need. Either way, what it publishes goes into the change
+feed and, when serving, it follows the feed (``storage.changefeed``).
 """
 
 from __future__ import annotations
@@ -9,7 +15,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from dataclasses import dataclass, field
+from typing import Any, Protocol, cast
 
 from app import metrics
 from app.mcp.kernel import Kernel
@@ -18,16 +24,27 @@ from app.mcp.sessions import SessionRegistry
 from app.settings import Settings
 from storage.builder import FormatBuilder, Progress
 from storage.catalog import Catalog
+from storage.changefeed import ChangeFeed
 from storage.conversion import ConversionPool
 from storage.database import Database
 from storage.events import EventBus
 from storage.indexer import Indexer, IndexReport
 from storage.jobs import JobRunner
+from storage.sessions import SessionTable
 from storage.shelves import IgnoreRules, make_shelves
 from storage.store import RepresentationStore
 from storage.watcher import ShelfWatcher
 
 log = logging.getLogger(__name__)
+
+
+class EventLike(Protocol):
+    """``threading.Event`` or a multiprocessing one."""
+
+    def is_set(self) -> bool: ...
+    def set(self) -> None: ...
+    def wait(self, timeout: float | None = None) -> bool: ...
+
 
 INSTRUCTIONS = (
     "docshelf serves a folder of documents as resources. Each resources/read returns the same "
@@ -36,37 +53,76 @@ INSTRUCTIONS = (
 )
 
 
-@dataclass
 class Readiness:
     """Whether the catalog is current (``/readyz``): the first catalog pass has finished.
 
     Formats may still be building; that backlog is in ``/admin/status`` and
     ``/metrics``, not in readiness (DESIGN D11).
+
+    The processes of ``serve --processes N`` share one: its flags and counts are then
+    multiprocessing objects (:meth:`shared`), kept by the indexing process and read by
+    every process's ``/readyz``. A replica with a readiness of its own is ready at once.
     """
 
-    ready: bool = False
-    done: int = 0
-    total: int = 0
-    error: str | None = None
-    started_at: float = field(default_factory=time.time)
-    catalogued: threading.Event = field(default_factory=threading.Event)
+    def __init__(
+        self,
+        *,
+        finished: EventLike | None = None,
+        catalogued: EventLike | None = None,
+        counts: Any = None,
+    ) -> None:
+        self.shared = finished is not None
+        self._finished: EventLike = finished or threading.Event()
+        # Set once there is a catalog to list: at a warm start, or when the first pass ends.
+        self.catalogued: EventLike = catalogued or threading.Event()
+        self._counts: Any = counts if counts is not None else [0, 0]  # done, total
+        self.error: str | None = None  # known to the process that ran the pass
+        self.started_at = time.time()
+
+    @classmethod
+    def shared_by(cls, context: Any) -> Readiness:
+        """One readiness for the processes a multiprocessing ``context`` starts."""
+        return cls(
+            finished=context.Event(), catalogued=context.Event(), counts=context.Array("q", 2)
+        )
+
+    def __getstate__(self) -> dict[str, Any]:
+        if not self.shared:
+            raise TypeError("only a shared readiness crosses processes")
+        return {"finished": self._finished, "catalogued": self.catalogued, "counts": self._counts}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__init__(**state)  # type: ignore[misc]
+
+    @property
+    def ready(self) -> bool:
+        return self._finished.is_set()
+
+    @property
+    def done(self) -> int:
+        return int(self._counts[0])
+
+    @property
+    def total(self) -> int:
+        return int(self._counts[1])
 
     def progress(self, done: int, total: int) -> None:
-        self.done, self.total = done, total
+        self._counts[0], self._counts[1] = done, total
 
     def finish(self, error: str | None = None) -> None:
         self.error = error
-        self.ready = True
+        self._finished.set()
         self.catalogued.set()
 
 
 class Runtime:
-    def __init__(self, settings: Settings) -> None:
+    def __init__(self, settings: Settings, *, readiness: Readiness | None = None) -> None:
         self.settings = settings
         self.shelves = make_shelves(settings.shelf_specs(), IgnoreRules(tuple(settings.ignore)))
         self.database = Database(settings.resolved_database_url)
         self.store = RepresentationStore(settings.store_dir)
         self.bus = EventBus()
+        self.feed = ChangeFeed(self.database, self.bus, poll_s=settings.change_poll_ms / 1000)
         self.pool = ConversionPool(
             self.store,
             workers=settings.workers,
@@ -85,7 +141,7 @@ class Runtime:
         )
         self.indexer = Indexer(self.database, self.builder, self.shelves, bus=self.bus)
         self.catalog = Catalog(self.database)
-        self.readiness = Readiness()
+        self.readiness = readiness or Readiness()
         self.resources = ResourceService(
             self.catalog,
             self.store,
@@ -95,13 +151,18 @@ class Runtime:
             builder=self.builder,
             max_read_bytes=int(settings.max_read_mb * 1024 * 1024),
             build_timeout_s=settings.convert_timeout + 10,
-            catalogued=self.readiness.catalogued,
+            # A threading.Event, or its multiprocessing twin: only is_set() and wait() are used.
+            catalogued=cast(threading.Event, self.readiness.catalogued),
         )
         self.kernel = Kernel(
             self.resources, self.bus, instructions=INSTRUCTIONS, keepalive_s=settings.keepalive_s
         )
+        # 2025-era HTTP sessions, in the database: every serving process knows every one.
         self.sessions = SessionRegistry(
-            idle_timeout_s=settings.session_idle_timeout, max_sessions=settings.max_sessions
+            SessionTable(self.database),
+            self.bus,
+            idle_timeout_s=settings.session_idle_timeout,
+            max_sessions=settings.max_sessions,
         )
         self.started_at = time.time()
         # Reindex jobs (admin API, `docshelf reindex`); every finished pass feeds /metrics.
@@ -116,8 +177,10 @@ class Runtime:
         self._index_thread: threading.Thread | None = None
 
     def open(self) -> None:
-        """Upgrade the schema; the database is usable afterwards."""
+        """Upgrade the schema; the database is usable afterwards, and what this process
+        publishes from now on reaches the others through the change feed."""
         self.database.upgrade()
+        self.feed.publish()
         self.jobs.recover()
         if self.catalog.count() > 0:
             # A warm start serves the index it has at once; the pass reconciles behind it.
@@ -139,16 +202,27 @@ class Runtime:
             force=force, progress=progress, wait=True, build_progress=build_progress
         )
 
+    @property
+    def indexing(self) -> bool:
+        """Whether this process keeps the index (else it is a replica of one kept elsewhere)."""
+        return self.settings.index_on_start
+
     def start_background(self) -> None:
-        """Start following the shelves (watcher), building formats, and the first catalog pass."""
+        """Follow the other processes' changes; when indexing, also the shelves (watcher),
+        building formats, and the first catalog pass."""
+        self.feed.follow()
+        self.sessions.open()
+        if not self.indexing:
+            # A replica: the indexing process catalogs, watches and converts. Reads here
+            # still build a format they need that is not stored yet (FormatBuilder.ensure).
+            if not self.readiness.shared:  # else the indexing process says when it is ready
+                self.readiness.finish()
+            return
         if self.settings.watch:
             self.watcher.start()
         self.pool.start()
         self.builder.start()
-        if self.settings.index_on_start:
-            self.start_initial_index()
-        else:
-            self.readiness.finish()
+        self.start_initial_index()
 
     def start_initial_index(self) -> None:
         """Catalog in the background; ``/readyz`` turns 200 when the catalog is current."""
@@ -187,4 +261,6 @@ class Runtime:
         self.watcher.stop()
         if self._index_thread is not None:
             self._index_thread.join(timeout=5)
+        self.sessions.close()
+        self.feed.close()  # after everything that publishes: what they published is written
         self.database.dispose()

@@ -96,7 +96,21 @@ class Settings(BaseSettings):
     shutdown_timeout: int = Field(
         10, ge=0, description="seconds shutdown waits for requests in progress"
     )
-    index_on_start: bool = True
+    processes: int = Field(
+        1, ge=1, le=64, description="serve: processes serving the one port (the first indexes)"
+    )
+    index_on_start: bool = Field(
+        True,
+        description="this process indexes: the start-up pass, watching (unless watch is off) "
+        "and background conversion; off makes a replica of a database indexed elsewhere",
+    )
+    change_poll_ms: int = Field(
+        200,
+        ge=10,
+        le=10_000,
+        description="how often a serving process looks for changes other processes made "
+        "(PostgreSQL also wakes it at once by LISTEN/NOTIFY)",
+    )
 
     _split = field_validator(
         "shelves", "allowed_origins", "allowed_hosts", "ignore", mode="before"
@@ -112,6 +126,18 @@ class Settings(BaseSettings):
     @model_validator(mode="after")
     def _check_shelves(self) -> Settings:
         self.shelf_specs()  # raises ValueError on a bad spec
+        return self
+
+    @model_validator(mode="after")
+    def _check_replica(self) -> Settings:
+        # A replica that watched would index every change itself, into the database the
+        # indexing process keeps: two indexers. Watching belongs to the indexing process.
+        if not self.index_on_start and self.watch and "watch" in self.model_fields_set:
+            raise ValueError(
+                "watching needs indexing: --no-index (DOCSHELF_INDEX_ON_START=false) makes a "
+                "replica, which never watches (the indexing process does); "
+                "drop DOCSHELF_WATCH=true, or --no-index"
+            )
         return self
 
     def shelf_specs(self) -> list[tuple[str, Path]]:

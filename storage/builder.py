@@ -219,16 +219,16 @@ class FormatBuilder:
 
     # -- the queue ------------------------------------------------------------------------
 
-    def _step(self) -> int:
-        """Record what finished (one transaction for all of it), then queue more; returns
-        how many documents were queued."""
+    def _step(self, *, fill: bool = True) -> int:
+        """Record what finished (one transaction for all of it), then queue more (unless
+        ``fill`` is False); returns how many documents were queued."""
         with self._step_lock:
             finished = []
             while not self._done.empty():
                 finished.append(self._done.get_nowait())
             if finished:
                 self._record_all(finished)
-            return self._fill()
+            return self._fill() if fill else 0
 
     def _fill(self) -> int:
         """Queue pending documents, smallest first, keeping about two per worker in flight."""
@@ -331,11 +331,16 @@ class FormatBuilder:
         self._wait(self._submit(task, URGENT), timeout)
 
     def _wait(self, done: Future[None], timeout: float | None) -> None:
-        """Wait for a recorded outcome; without a background thread, advance the queue here."""
+        """Wait for a recorded outcome; without a background thread, record it here.
+
+        Nothing else is queued on the way: a process that does not build in the
+        background (a replica, ``serve --processes`` beyond the first) builds only
+        what its reads ask for.
+        """
         deadline = None if timeout is None else time.monotonic() + timeout
         while not done.done():
             if self._thread is None:
-                self._step()
+                self._step(fill=False)
             if deadline is not None and time.monotonic() > deadline:
                 raise TimeoutError("the conversion did not finish in time")
             self._wake.wait(timeout=0.05)

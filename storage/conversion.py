@@ -186,6 +186,30 @@ def _warm_up() -> None:
         log.debug("renderer warm-up failed", exc_info=True)
 
 
+def _start_forkserver() -> None:
+    """Start the forkserver now, immune to Ctrl-C from its first instruction.
+
+    Ctrl-C reaches every process in the group, and the forkserver ignores SIGINT only
+    once it has imported its preload (a second or more): a Ctrl-C meanwhile ended it
+    with a KeyboardInterrupt traceback, and every worker slot waiting on it with an
+    EOFError. A process started while SIGINT is ignored starts with it ignored, so on
+    the main thread (``serve``, ``stdio``, ``index``) the forkserver is started with
+    SIGINT ignored here for the few milliseconds of the fork (a Ctrl-C in exactly
+    those is lost; the next one works). Elsewhere (a replica's first on-demand build)
+    the first worker starts it, and ``storage.forkserver_init``, imported first, covers
+    all of the preload but the interpreter's own start.
+    """
+    from multiprocessing import forkserver
+
+    if threading.current_thread() is not threading.main_thread():
+        return
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        forkserver.ensure_running()
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
 class PoolClosed(Exception):
     """The pool closed before this task finished; the document stays queued for next time."""
 
@@ -263,7 +287,10 @@ class ConversionPool:
         self._context = multiprocessing.get_context("forkserver")
         # Workers fork from a server that has the converters imported already, so a
         # replacement worker (after a timeout) is ready in milliseconds, not seconds.
-        self._context.set_forkserver_preload(["storage.conversion", "converters.render_pdf"])
+        self._context.set_forkserver_preload(
+            ["storage.forkserver_init", "storage.conversion", "converters.render_pdf"]
+        )
+        _start_forkserver()
         for number in range(self.workers):
             slot = threading.Thread(
                 target=self._slot, name=f"docshelf-convert-{number}", daemon=True
@@ -292,7 +319,7 @@ class ConversionPool:
 
     def _slot(self) -> None:
         worker: _Worker | None = None
-        with contextlib.suppress(OSError):
+        with contextlib.suppress(OSError, EOFError):  # EOFError: the forkserver died (closing)
             worker = self._spawn()
         while (item := self._take()) is not None:
             if not item.future.set_running_or_notify_cancel():

@@ -2,14 +2,23 @@
 
 The indexer runs in worker threads; listeners are asyncio tasks. ``publish`` is
 thread-safe and hands each change set to every listener's own event loop.
+
+Other processes sharing the database hear about a change through the change feed
+(``storage.changefeed``): it is a *relay* of this bus, handed every set published
+here, and it hands the sets other processes published to :meth:`EventBus.deliver`,
+which reaches this process's listeners only.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,6 +55,8 @@ class EventBus:
         self._listeners: set[Listener] = set()
         self._lock = threading.Lock()
         self._closed = False
+        self._relays: list[Callable[[ChangeSet], None]] = []
+        self._hooks: list[Callable[[ChangeSet], None]] = []
 
     def listen(self) -> Listener:
         """Register a listener on the running loop; pair with :meth:`unlisten`."""
@@ -63,7 +74,30 @@ class EventBus:
         with self._lock:
             return len(self._listeners)
 
+    def on_delivery(self, hook: Callable[[ChangeSet], None]) -> None:
+        """Call ``hook`` with every set, in the delivering thread, before the listeners get
+        it (the session registry reads what its streams' sessions subscribe to). A hook
+        that raises is logged; the set is delivered all the same."""
+        with self._lock:
+            self._hooks.append(hook)
+
+    def relay_to(self, relay: Callable[[ChangeSet], None]) -> None:
+        """Also hand every set published from now on to ``relay`` (the change feed). It is
+        called in the publishing thread and must not block."""
+        with self._lock:
+            self._relays.append(relay)
+
     def publish(self, changes: ChangeSet) -> None:
+        """A change made in this process: to the local listeners at once, and to the relays."""
+        if changes:
+            self._deliver(changes)
+            with self._lock:
+                relays = list(self._relays)
+            for relay in relays:
+                relay(changes)
+
+    def deliver(self, changes: ChangeSet) -> None:
+        """A change another process published: to this process's listeners only."""
         if changes:
             self._deliver(changes)
 
@@ -85,6 +119,12 @@ class EventBus:
     def _deliver(self, changes: ChangeSet | None) -> None:
         with self._lock:
             listeners = list(self._listeners)
+            hooks = list(self._hooks) if changes is not None and listeners else []
+        for hook in hooks:
+            try:
+                hook(changes)  # type: ignore[arg-type]
+            except Exception:
+                log.exception("a change-set hook failed; delivering the set all the same")
         for listener in listeners:
             try:
                 listener.loop.call_soon_threadsafe(listener.queue.put_nowait, changes)

@@ -177,7 +177,7 @@ def process_owner() -> str:
     return f"{socket.gethostname()}:{os.getpid()}"
 
 
-def _owner_is_gone(owner: str, me: str) -> bool:
+def owner_is_gone(owner: str, me: str) -> bool:
     """Whether the process named ``owner`` can no longer be running its jobs.
 
     Only processes on this host can be checked; another host's jobs are left
@@ -351,7 +351,7 @@ class JobRunner:
         count = 0
         with self.database.session() as session:
             for job in session.scalars(select(Job).where(Job.state.in_(JobState.PENDING))):
-                if _owner_is_gone(job.owner, self.owner):
+                if owner_is_gone(job.owner, self.owner):
                     job.state = JobState.INTERRUPTED
                     job.finished_at = now
                     job.message = (

@@ -11,6 +11,8 @@ from sqlalchemy import (
     Dialect,
     ForeignKey,
     Index,
+    Integer,
+    LargeBinary,
     String,
     Text,
     TypeDecorator,
@@ -136,3 +138,53 @@ class Job(Base):
         JSON, default=list
     )  # path, reason, message
     message: Mapped[str | None] = mapped_column(Text)  # why the job failed or was interrupted
+
+
+class ChangeRecord(Base):
+    """One published change set, for the other processes sharing the database
+    (``storage.changefeed``); kept for minutes, then pruned."""
+
+    __tablename__ = "change_log"
+    __table_args__ = (
+        Index("ix_change_log_created_at", "created_at"),
+        {"sqlite_autoincrement": True},  # ids are never reused: followers remember the last
+    )
+
+    id: Mapped[int] = mapped_column(
+        BigInteger().with_variant(Integer(), "sqlite"), primary_key=True, autoincrement=True
+    )
+    origin: Mapped[str] = mapped_column(String(64))  # the publishing process's token
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime())
+    added: Mapped[list[str]] = mapped_column(JSON)
+    removed: Mapped[list[str]] = mapped_column(JSON)
+    changed: Mapped[list[str]] = mapped_column(JSON)
+
+
+class SessionRecord(Base):
+    """A 2025-era HTTP session, shared by every process serving the database
+    (``app.mcp.sessions``). Keyed by the SHA-256 of its id: whoever reads the table
+    cannot take the session over."""
+
+    __tablename__ = "sessions"
+    __table_args__ = (Index("ix_sessions_last_used_at", "last_used_at"),)
+
+    key: Mapped[str] = mapped_column(String(64), primary_key=True)
+    protocol_version: Mapped[str] = mapped_column(String(32))
+    capabilities: Mapped[bytes] = mapped_column(LargeBinary)  # compact JSON, at most 64 KiB
+    client_info: Mapped[bytes] = mapped_column(LargeBinary)  # compact JSON, at most 64 KiB
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime())
+    last_used_at: Mapped[datetime] = mapped_column(UTCDateTime())
+    # The process holding the session's GET stream ("host:pid"), and when it last said so.
+    stream_owner: Mapped[str | None] = mapped_column(String(300))
+    stream_beat: Mapped[datetime | None] = mapped_column(UTCDateTime())
+
+
+class SessionSubscription(Base):
+    """One ``resources/subscribe`` of a session; gone with the session."""
+
+    __tablename__ = "session_subscriptions"
+
+    session_key: Mapped[str] = mapped_column(
+        ForeignKey("sessions.key", ondelete="CASCADE"), primary_key=True
+    )
+    uri: Mapped[str] = mapped_column(String(8192), primary_key=True)

@@ -136,3 +136,28 @@ def test_a_restart_after_a_signal_finishes_what_was_abandoned(
         assert runtime.builder.backlog() == 0
     finally:
         runtime.close()
+
+
+def test_ctrl_c_just_after_start_leaves_no_traceback(tmp_path: Path) -> None:
+    """The conversion forkserver starts with the server and imports every converter before
+    it ignores SIGINT itself: a Ctrl-C in that second was a KeyboardInterrupt traceback in
+    it, and an EOFError in every worker slot waiting for it."""
+    shelf = tmp_path / "shelf"
+    shelf.mkdir()
+    (shelf / "a.md").write_text("# A\n")
+    data = tmp_path / "data"
+    data.mkdir()
+    port = free_port()
+    args = ["serve", "--root", str(shelf), "--data-dir", str(data), "--port", str(port)]
+    process = _start(args, data, start_new_session=True)
+    deadline = time.monotonic() + 60
+    while True:
+        with contextlib.suppress(httpx.TransportError):
+            if httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=1).status_code == 200:
+                break
+        assert time.monotonic() < deadline and process.poll() is None
+        time.sleep(0.02)
+    os.killpg(process.pid, signal.SIGINT)
+    code, log, _ = _stopped(process, data)
+    assert code == 0, log[-3000:]
+    assert "Traceback" not in log, log[-3000:]

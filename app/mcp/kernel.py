@@ -162,10 +162,11 @@ class Channel(Protocol):
     # initialized; Streamable HTTP on a GET stream the client opens.
     pushes_session_notifications: bool
 
-    def session(self) -> LegacySession | None:
-        """The 2025-era session this message belongs to, if it names one."""
+    async def session(self) -> LegacySession | None:
+        """The 2025-era session this message belongs to, if it names one (HTTP looks it up in
+        the database every processes shares: app.mcp.sessions)."""
 
-    def start_session(self, session: LegacySession) -> None:
+    async def start_session(self, session: LegacySession) -> None:
         """Keep a session initialize just started."""
 
     def peer(self) -> Peer | None:
@@ -231,9 +232,10 @@ class Kernel:
             "resources/read": Method(resources.read, UriParams, Blocking.MAYBE),
             # SEP "Resource Contents Metadata" §2
             "resources/metadata": Method(resources.metadata, UriParams, Blocking.MAYBE),
-            "resources/subscribe": Method(self._subscribe, UriParams, Blocking.MAYBE, legacy_only),
+            # An HTTP session's subscriptions are rows in the database (app.mcp.sessions).
+            "resources/subscribe": Method(self._subscribe, UriParams, Blocking.ALWAYS, legacy_only),
             "resources/unsubscribe": Method(
-                self._unsubscribe, UnsubscribeParams, Blocking.NEVER, legacy_only
+                self._unsubscribe, UnsubscribeParams, Blocking.ALWAYS, legacy_only
             ),
         }
         # Method labels for /metrics: the table plus what the kernel answers itself; anything
@@ -297,13 +299,13 @@ class Kernel:
             channel.check_modern(message, meta[wire.META_PROTOCOL_VERSION])
             ctx = modern_context(meta)
         elif message.method == INITIALIZE:
-            return self._initialize(message, channel)
+            return await self._initialize(message, channel)
         else:
-            session = channel.session()
+            session = await channel.session()
             if session is None and message.kind == "notification" and channel.peer() is not None:
                 # A connection that is its own peer (stdio) may cancel without a session or
                 # _meta: nothing else is at stake.
-                return self._notified(message, channel)
+                return await self._notified(message, channel)
             if session is None:
                 raise wire.McpError(
                     wire.INVALID_PARAMS,
@@ -315,7 +317,7 @@ class Kernel:
             channel.check_legacy()
             ctx = session.context()
         if message.kind == "notification":
-            return self._notified(message, channel)
+            return await self._notified(message, channel)
         if message.method == LISTEN and ctx.era is MODERN:
             return self._listen(message, channel)
         peer = channel.peer()
@@ -364,7 +366,7 @@ class Kernel:
 
     # -- the 2025 handshake ------------------------------------------------------------------
 
-    def _initialize(self, message: Incoming, channel: Channel) -> Reply:
+    async def _initialize(self, message: Incoming, channel: Channel) -> Reply:
         """2025-11-25 basic/lifecycle "Initialization" and "Version Negotiation"."""
         if message.kind != "request":
             # A notification has no id to answer; a session nobody can learn the id of would
@@ -382,7 +384,7 @@ class Kernel:
             _to_store("clientInfo", params.client_info),
             features,
         )
-        channel.start_session(session)
+        await channel.start_session(session)
         log.info("session %s… started (%s)", session.id[:8], version)
         negotiated = describe(features, binary_cap=self.resources.binary_cap)
         result = {
@@ -396,9 +398,9 @@ class Kernel:
 
     # -- notifications in and out ------------------------------------------------------------
 
-    def _notified(self, message: Incoming, channel: Channel) -> Outcome:
+    async def _notified(self, message: Incoming, channel: Channel) -> Outcome:
         if message.method == INITIALIZED:
-            session = channel.session()
+            session = await channel.session()
             if session is not None and not session.initialized:
                 session.initialized = True
                 if channel.pushes_session_notifications:
@@ -443,11 +445,11 @@ class Kernel:
     def _subscribe(self, ctx: RequestContext, params: UriParams) -> dict[str, Any]:
         """2025-11-25 server/resources "Subscriptions": this URI's updates on the session stream."""
         record = self.resources.require(ctx, params.uri)
-        ctx.session.subscriptions.add(record.uri)
+        ctx.session.subscribe(record.uri)
         return {}
 
     def _unsubscribe(self, ctx: RequestContext, params: UnsubscribeParams) -> dict[str, Any]:
-        ctx.session.subscriptions.discard(params.uri)
+        ctx.session.unsubscribe(params.uri)
         return {}
 
     def _discover(self, ctx: RequestContext, params: NoParams) -> dict[str, Any]:

@@ -13,6 +13,8 @@ import logging
 from collections.abc import AsyncIterator
 from typing import Any
 
+import anyio
+import anyio.to_thread
 from starlette.responses import StreamingResponse
 from starlette.types import Receive, Scope, Send
 
@@ -85,20 +87,21 @@ class HttpChannel:
         self.headers = headers
         self._session: LegacySession | None = None
 
-    def session(self) -> LegacySession | None:
-        """The session the ``Mcp-Session-Id`` header names; None without one; 404 if unknown."""
+    async def session(self) -> LegacySession | None:
+        """The session the ``Mcp-Session-Id`` header names; None without one; 404 if unknown.
+        Sessions are in the database every serving process shares: looked up off the loop."""
         session_id = self.headers.get(wire.HEADER_SESSION_ID)
         if session_id is None:
             return None
         if self._session is None:
-            self._session = self.sessions.get(session_id)
+            self._session = await anyio.to_thread.run_sync(self.sessions.get, session_id)
             if self._session is None:
                 # 2025-11-25 transports "Session Management" 3: terminated/unknown → 404.
                 raise _refusal("Session not found: start a new one with initialize", 404)
         return self._session
 
-    def start_session(self, session: LegacySession) -> None:
-        self.sessions.add(session)
+    async def start_session(self, session: LegacySession) -> None:
+        await anyio.to_thread.run_sync(self.sessions.add, session)
 
     def peer(self) -> Peer | None:
         # Only a 2025-era request has looked its session up; a 2026 one stands alone.
@@ -218,17 +221,22 @@ class StreamableHttpEndpoint:
             error = _refusal("Not Acceptable: GET must accept text/event-stream", 406)
             return await self._refuse(send, error)
         try:
-            session = HttpChannel(self.sessions, headers).session()
+            session = await HttpChannel(self.sessions, headers).session()
         except wire.McpError as error:
             return await self._refuse(send, error)
         if session is None:
             # 2026-07-28 has no GET stream (streamable-http "Earlier Streamable HTTP Revisions").
             return await _send(send, 405, headers=[(b"allow", b"POST")])
-        if session.listener is not None:
-            # "MUST NOT broadcast the same message across multiple streams": one stream a session.
+        if not await anyio.to_thread.run_sync(self.sessions.claim_stream, session):
+            # "MUST NOT broadcast the same message across multiple streams": one stream a
+            # session, whichever process holds it.
             conflict = "Conflict: this session already has an open stream"
             return await self._refuse(send, _refusal(conflict, 409))
-        await self._stream(self.kernel.session_stream(session), scope, receive, send)
+        try:
+            await self._stream(self.kernel.session_stream(session), scope, receive, send)
+        finally:
+            with anyio.CancelScope(shield=True):  # also when shutdown cancels the stream
+                await anyio.to_thread.run_sync(self.sessions.release_stream, session)
 
     # -- DELETE ----------------------------------------------------------------------------
 
@@ -238,7 +246,7 @@ class StreamableHttpEndpoint:
         if session_id is None:
             missing = "Bad Request: DELETE needs an Mcp-Session-Id header"
             return await self._refuse(send, _refusal(missing, 400))
-        session = self.sessions.remove(session_id)
+        session = await anyio.to_thread.run_sync(self.sessions.remove, session_id)
         if session is None:
             return await self._refuse(send, _refusal("Session not found", 404))
         if session.listener is not None:

@@ -46,10 +46,10 @@ class StdioConnection:
 
     # -- the channel ------------------------------------------------------------------------
 
-    def session(self) -> LegacySession | None:
+    async def session(self) -> LegacySession | None:
         return self._session
 
-    def start_session(self, session: LegacySession) -> None:
+    async def start_session(self, session: LegacySession) -> None:
         self._session = session
 
     def peer(self) -> Peer:

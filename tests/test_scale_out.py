@@ -1,0 +1,481 @@
+"""Scale-out with real processes: ``serve --processes N`` and replicas sharing a database.
+
+Changes cross processes through the database (``storage.changefeed``): a subscriber
+hears about a change whichever process holds its stream. ``/healthz`` names the
+process that answered (``process.pid``, ``process.indexing``); one keep-alive
+connection is served by one process, so ``/healthz`` and ``/metrics`` asked over the
+same connection describe the same process.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import re
+import signal
+import subprocess
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import anyio
+import anyio.to_thread
+import httpx
+import mcp_types as types
+import pytest
+from mcp.client.subscriptions import ResourcesListChanged, ResourceUpdated
+from mcp.shared.exceptions import MCPDeprecationWarning
+
+from tests.support.sdk import http_client, read_metadata
+from tests.support.servers import (
+    CLIENT_INFO,
+    LEGACY,
+    MODERN,
+    RunningServer,
+    child_env,
+    docshelf_command,
+    free_port,
+    modern_meta,
+    serve,
+)
+from tests.support.shelves import make_shelf
+
+WAIT = 20  # seconds for a notification; the watcher and the feed answer in well under one
+STOP_WITHIN_S = 10
+
+
+# -- which process answers -------------------------------------------------------------------
+
+
+def _pid_of(client: httpx.Client, base: str) -> tuple[int, bool]:
+    process = client.get(f"{base}/healthz").json()["process"]
+    return int(process["pid"]), bool(process["indexing"])
+
+
+def processes_of(base: str, count: int, timeout: float = 90) -> dict[int, bool]:
+    """pid → indexing, for ``count`` processes answering on ``base`` (new connections until
+    each has answered at least once)."""
+    seen: dict[int, bool] = {}
+    deadline = time.monotonic() + timeout
+    while len(seen) < count:
+        assert time.monotonic() < deadline, f"only {seen} answered within {timeout} s"
+        with contextlib.suppress(httpx.TransportError), httpx.Client(timeout=5) as client:
+            pid, indexing = _pid_of(client, base)
+            seen[pid] = indexing
+    return seen
+
+
+def listeners_by_process(base: str, pids: set[int], timeout: float = 30) -> dict[int, int]:
+    """Open notification streams per process (the ``docshelf_active_subscriptions`` gauge)."""
+    found: dict[int, int] = {}
+    deadline = time.monotonic() + timeout
+    while set(found) != pids:
+        assert time.monotonic() < deadline, f"no answer from {pids - set(found)}"
+        with httpx.Client(timeout=5) as client:  # one connection: one process answers both
+            pid, _ = _pid_of(client, base)
+            metrics = client.get(f"{base}/metrics").text
+        (value,) = re.findall(r"^docshelf_active_subscriptions (\S+)$", metrics, re.MULTILINE)
+        found[pid] = int(float(value))
+    return found
+
+
+# -- a 2026-07-28 listen stream, by hand -----------------------------------------------------
+
+
+@dataclass(eq=False)
+class ListenStream:
+    """``subscriptions/listen`` on a connection of its own; collects what arrives."""
+
+    url: str
+    uri: str
+    messages: list[dict] = field(default_factory=list)
+    acknowledged: anyio.Event = field(default_factory=anyio.Event)
+    updated: anyio.Event = field(default_factory=anyio.Event)
+    list_changed: anyio.Event = field(default_factory=anyio.Event)
+
+    async def run(self) -> None:
+        body = {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "subscriptions/listen",
+            "params": {
+                "_meta": modern_meta(),
+                "notifications": {
+                    "resourcesListChanged": True,
+                    "resourceSubscriptions": [self.uri],
+                },
+            },
+        }
+        headers = {
+            "Accept": "application/json, text/event-stream",
+            "MCP-Protocol-Version": MODERN,
+            "Mcp-Method": "subscriptions/listen",
+        }
+        async with (
+            httpx.AsyncClient(timeout=httpx.Timeout(10, read=None)) as client,
+            client.stream("POST", self.url, json=body, headers=headers) as response,
+        ):
+            assert response.status_code == 200
+            async for line in response.aiter_lines():
+                if not line.startswith("data: "):
+                    continue
+                message = json.loads(line[len("data: ") :])
+                self.messages.append(message)
+                method = message.get("method")
+                if method == "notifications/subscriptions/acknowledged":
+                    self.acknowledged.set()
+                elif method == "notifications/resources/updated":
+                    if message["params"]["uri"] == self.uri:
+                        self.updated.set()
+                elif method == "notifications/resources/list_changed":
+                    self.list_changed.set()
+
+
+# -- serve --processes N ---------------------------------------------------------------------
+
+
+@dataclass
+class Supervised:
+    server: RunningServer
+    processes: dict[int, bool]  # pid → indexing
+
+    @property
+    def indexing_pid(self) -> int:
+        (pid,) = [p for p, indexing in self.processes.items() if indexing]
+        return pid
+
+
+@contextlib.contextmanager
+def serve_processes(shelf: Path, data: Path, count: int, *args: str) -> Iterator[Supervised]:
+    with serve(shelf, data, "--processes", str(count), *args, formats_built=False) as server:
+        processes = processes_of(server.base, count)
+        assert sum(processes.values()) == 1, processes  # exactly one indexes
+        yield Supervised(server, processes)
+
+
+@pytest.mark.anyio
+async def test_processes_2_a_listener_hears_a_change_whichever_process_holds_its_stream(
+    tmp_path: Path,
+) -> None:
+    shelf = make_shelf(tmp_path / "shelf")
+    uri = "docshelf://shelf/notes.txt"
+    legacy_updated = anyio.Event()
+
+    async def on_message(message: object) -> None:
+        if isinstance(message, types.ResourceUpdatedNotification) and message.params.uri == uri:
+            legacy_updated.set()
+
+    with serve_processes(shelf, tmp_path / "data", 2) as supervised:
+        base, pids = supervised.server.base, set(supervised.processes)
+        streams: list[ListenStream] = []
+        async with (
+            # The official SDK's 2025-era client: its POSTs and its GET stream go over
+            # connections of their own, to whichever process accepts each.
+            http_client(supervised.server.url, LEGACY, message_handler=on_message) as legacy,
+            anyio.create_task_group() as group,
+        ):
+            with pytest.warns(MCPDeprecationWarning):
+                await legacy.subscribe_resource(uri)
+            # The kernel gives each new connection to whichever process accepts first: open
+            # streams until each process holds at least one.
+            for _ in range(24):
+                stream = ListenStream(supervised.server.url, uri)
+                streams.append(stream)
+                group.start_soon(stream.run)
+                with anyio.fail_after(WAIT):
+                    await stream.acknowledged.wait()
+                counts = await anyio.to_thread.run_sync(listeners_by_process, base, pids)
+                if all(counts[pid] >= 1 for pid in pids):
+                    break
+            assert all(counts[pid] >= 1 for pid in pids), counts
+            assert sum(counts.values()) >= len(streams), counts  # and the SDK's GET stream
+
+            (shelf / "notes.txt").write_text("Edited under two processes.\n")
+            (shelf / "added.md").write_text("# Added\n")
+            with anyio.fail_after(WAIT):
+                for stream in streams:
+                    await stream.updated.wait()
+                    await stream.list_changed.wait()
+                await legacy_updated.wait()
+            group.cancel_scope.cancel()
+        # The process that does not index heard the change the indexing one made, and read
+        # it back from the shared index.
+        async with http_client(supervised.server.url, MODERN) as client:
+            read = await client.read_resource(uri)
+        assert read.contents[0].text == "Edited under two processes.\n"
+        # Only the indexing process watched.
+        watched_by = set(re.findall(r"storage\.watcher\[(\d+)\]", supervised.server.log()))
+        assert watched_by == {str(supervised.indexing_pid)}
+
+
+# -- a 2025-era session across processes ----------------------------------------------------
+
+POST_HEADERS = {"Accept": "application/json, text/event-stream"}
+
+
+async def pinned(base: str, pid: int, tries: int = 100) -> httpx.AsyncClient:
+    """A client whose one keep-alive connection the process ``pid`` accepted."""
+    for _ in range(tries):
+        client = httpx.AsyncClient(
+            timeout=httpx.Timeout(10, read=None), limits=httpx.Limits(max_connections=1)
+        )
+        if (await client.get(f"{base}/healthz")).json()["process"]["pid"] == pid:
+            return client
+        await client.aclose()
+    raise AssertionError(f"process {pid} accepted none of {tries} connections")
+
+
+async def initialize(client: httpx.AsyncClient, url: str) -> str:
+    params = {"protocolVersion": LEGACY, "capabilities": {}, "clientInfo": CLIENT_INFO}
+    body = {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": params}
+    response = await client.post(url, json=body, headers=POST_HEADERS)
+    assert response.status_code == 200, response.text
+    session = response.headers["mcp-session-id"]
+    note = {"jsonrpc": "2.0", "method": "notifications/initialized"}
+    headers = {**POST_HEADERS, "Mcp-Session-Id": session, "MCP-Protocol-Version": LEGACY}
+    assert (await client.post(url, json=note, headers=headers)).status_code == 202
+    return session
+
+
+async def legacy_request(
+    client: httpx.AsyncClient, url: str, session: str, method: str, params: dict | None = None
+) -> httpx.Response:
+    body = {"jsonrpc": "2.0", "id": 1, "method": method, "params": params or {}}
+    headers = {**POST_HEADERS, "Mcp-Session-Id": session, "MCP-Protocol-Version": LEGACY}
+    return await client.post(url, json=body, headers=headers)
+
+
+@pytest.mark.anyio
+async def test_processes_2_a_2025_session_started_on_one_process_is_used_from_the_other(
+    tmp_path: Path,
+) -> None:
+    """Session Management across processes: the session starts (and subscribes) on the
+    serving process, its GET stream is opened on the indexing one, which hears of the
+    subscription when the change comes; one stream a session, whichever process is asked;
+    DELETE on the first ends the stream on the second, and the session everywhere."""
+    shelf = make_shelf(tmp_path / "shelf")
+    uri = "docshelf://shelf/notes.txt"
+    # Long keep-alive: each pinned connection stays with its process for the whole test.
+    with serve_processes(shelf, tmp_path / "data", 2, "--keep-alive-timeout", "120") as supervised:
+        base, url = supervised.server.base, supervised.server.url
+        indexing = supervised.indexing_pid
+        (serving,) = [pid for pid in supervised.processes if pid != indexing]
+        here = await pinned(base, serving)
+        there, there_too = await pinned(base, indexing), await pinned(base, indexing)
+        messages: list[dict] = []
+        opened, updated, ended = anyio.Event(), anyio.Event(), anyio.Event()
+        session = await initialize(here, url)
+
+        async def stream() -> None:
+            headers = {
+                "Accept": "text/event-stream",
+                "Mcp-Session-Id": session,
+                "MCP-Protocol-Version": LEGACY,
+            }
+            async with there.stream("GET", url, headers=headers) as response:
+                assert response.status_code == 200
+                opened.set()
+                async for line in response.aiter_lines():
+                    if line.startswith("data: "):
+                        messages.append(json.loads(line[len("data: ") :]))
+                        if messages[-1].get("method") == "notifications/resources/updated":
+                            updated.set()
+            ended.set()
+
+        try:
+            listed = await legacy_request(there_too, url, session, "resources/list")
+            assert listed.status_code == 200 and listed.json()["result"]["resources"]
+            async with anyio.create_task_group() as group:
+                group.start_soon(stream)
+                with anyio.fail_after(WAIT):
+                    await opened.wait()
+                headers = {"Accept": "text/event-stream", "Mcp-Session-Id": session}
+                assert (await here.get(url, headers=headers)).status_code == 409
+                assert (await there_too.get(url, headers=headers)).status_code == 409
+                subscribed = await legacy_request(
+                    here, url, session, "resources/subscribe", {"uri": uri}
+                )
+                assert subscribed.status_code == 200 and "result" in subscribed.json()
+                (shelf / "notes.txt").write_text("Edited; heard on the other process.\n")
+                with anyio.fail_after(WAIT):
+                    await updated.wait()
+                deleted = await here.delete(url, headers={"Mcp-Session-Id": session})
+                assert deleted.status_code == 204
+                with anyio.fail_after(WAIT):
+                    await ended.wait()
+            gone = await legacy_request(there_too, url, session, "resources/list")
+            assert gone.status_code == 404
+            assert (await legacy_request(here, url, session, "ping")).status_code == 404
+        finally:
+            for client in (here, there, there_too):
+                await client.aclose()
+    updates = [m["params"]["uri"] for m in messages if "params" in m and "uri" in m["params"]]
+    assert set(updates) == {uri}, messages
+
+
+# -- replicas sharing one database -----------------------------------------------------------
+
+
+@pytest.mark.anyio
+async def test_a_replica_sharing_the_database_tells_its_clients_what_the_indexer_changed(
+    tmp_path: Path, database_url: str
+) -> None:
+    """``serve`` indexes and watches; ``serve --no-index`` on the same database (and data
+    folder: the representation store) hears its changes. SQLite and PostgreSQL."""
+    shelf = make_shelf(tmp_path / "shelf")
+    data = tmp_path / "data"
+    env = child_env(DOCSHELF_DATABASE_URL=database_url)
+    uri = "docshelf://shelf/data.json"
+    old, new = (shelf / "data.json").read_text(), '{"edited": "through the indexer"}'
+    with (
+        serve(shelf, data, env=env) as indexer,
+        serve(shelf, data, "--no-index", env=env, formats_built=False) as replica,
+    ):
+        assert httpx.get(f"{replica.base}/healthz").json()["process"]["indexing"] is False
+        async with http_client(replica.url, MODERN) as client:
+            # The replica has the document in hand: its catalog cache holds the record.
+            before = await read_metadata(client, uri)
+            assert before.metadata[0].size == len(old)
+            async with client.listen(
+                resources_list_changed=True, resource_subscriptions=[uri]
+            ) as sub:
+                (shelf / "data.json").write_text(new)
+                await _next(sub, ResourceUpdated)
+                after = await read_metadata(client, uri)
+                read = await client.read_resource(uri)
+                (shelf / "new.txt").write_text("new\n")
+                await _next(sub, ResourcesListChanged)
+            listed = await client.list_resources()
+        # Told of the change, the replica describes and reads the new version, in every format.
+        assert after.metadata[0].size == len(new)
+        assert read.contents[0].text == new
+        texts = [getattr(c, "text", None) for c in read.contents]
+        assert all("through the indexer" in t for t in texts if t is not None), texts
+        assert "docshelf://shelf/new.txt" in {r.uri for r in listed.resources}
+        # The indexer indexed both changes; the replica neither watched nor indexed.
+        assert "storage.watcher" in indexer.log()
+        assert "storage.watcher" not in replica.log() and "watchfiles" not in replica.log()
+
+
+async def _next(subscription, kind: type) -> object:  # type: ignore[no-untyped-def]
+    with anyio.fail_after(WAIT):
+        async for event in subscription:
+            if isinstance(event, kind):
+                return event
+    raise AssertionError("subscription ended")
+
+
+def test_a_replica_never_watches(tmp_path: Path) -> None:
+    """Watching is indexing: a replica asked to watch is refused at the door."""
+    done = subprocess.run(
+        docshelf_command("serve", "--root", str(tmp_path), "--no-index"),
+        env=child_env(DOCSHELF_WATCH="true"),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 2
+    assert "watching needs indexing" in done.stderr
+
+
+# -- the supervisor's life cycle -------------------------------------------------------------
+
+
+def _start_supervisor(shelf: Path, data: Path, count: int) -> tuple[subprocess.Popen[bytes], str]:
+    data.mkdir(parents=True, exist_ok=True)
+    port = free_port()
+    log = (data / "supervisor.log").open("wb")
+    process = subprocess.Popen(
+        docshelf_command(
+            "serve",
+            "--root",
+            str(shelf),
+            "--data-dir",
+            str(data),
+            "--port",
+            str(port),
+            "--processes",
+            str(count),
+        ),
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        env=child_env(),
+        start_new_session=True,
+    )
+    return process, f"http://127.0.0.1:{port}"
+
+
+def _gone(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    # A zombie is gone too, once its parent (the supervisor, also gone) no longer waits.
+    with contextlib.suppress(FileNotFoundError):
+        return Path(f"/proc/{pid}/stat").read_text().split()[2] == "Z"
+    return True
+
+
+def _stopped(process: subprocess.Popen[bytes], log_path: Path) -> tuple[int, float]:
+    started = time.monotonic()
+    try:
+        code = process.wait(timeout=STOP_WITHIN_S + 20)
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)
+        process.wait()
+        raise AssertionError(log_path.read_text(errors="replace")[-3000:]) from None
+    return code, time.monotonic() - started
+
+
+def test_a_dead_process_is_reported_and_replaced_and_sigterm_stops_them_all(
+    tmp_path: Path,
+) -> None:
+    shelf = make_shelf(tmp_path / "shelf")
+    data = tmp_path / "data"
+    process, base = _start_supervisor(shelf, data, 2)
+    log_path = data / "supervisor.log"
+    try:
+        first = processes_of(base, 2)
+        (serving,) = [pid for pid, indexing in first.items() if not indexing]
+        os.kill(serving, signal.SIGKILL)
+        deadline = time.monotonic() + 90
+        while True:  # a new serving process answers in its place
+            now = processes_of(base, 1)
+            if any(pid not in first for pid in now):
+                break
+            assert time.monotonic() < deadline, log_path.read_text()[-3000:]
+        log = log_path.read_text()
+        assert re.search(rf"process 1 \(serving, pid {serving}\) died: killed by SIGKILL", log)
+        everyone = set(processes_of(base, 2)) | set(first)
+
+        process.send_signal(signal.SIGTERM)
+        code, seconds = _stopped(process, log_path)
+    finally:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGKILL)
+    log = log_path.read_text(errors="replace")
+    assert code == 0, log[-3000:]
+    assert seconds < STOP_WITHIN_S, f"took {seconds:.1f} s"
+    assert "Traceback" not in log, log[-3000:]
+    assert all(_gone(pid) for pid in everyone), everyone
+
+
+def test_ctrl_c_to_the_process_group_stops_every_process(tmp_path: Path) -> None:
+    shelf = make_shelf(tmp_path / "shelf")
+    data = tmp_path / "data"
+    process, base = _start_supervisor(shelf, data, 2)
+    log_path = data / "supervisor.log"
+    try:
+        pids = processes_of(base, 2)
+        os.killpg(process.pid, signal.SIGINT)
+        code, seconds = _stopped(process, log_path)
+    finally:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGKILL)
+    log = log_path.read_text(errors="replace")
+    assert code == 0, log[-3000:]
+    assert seconds < STOP_WITHIN_S, f"took {seconds:.1f} s"
+    assert "Traceback" not in log, log[-3000:]
+    assert all(_gone(pid) for pid in pids), pids
