@@ -1,4 +1,4 @@
-"""``python -m bench NAME``: run one benchmark (``index``, ``convert``, ``live``)."""
+"""``python -m bench NAME``: run one benchmark (``index``, ``convert``, ``live``, ``serve``)."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ BENCHMARKS = {
     "index": "bench.bench_index",
     "convert": "bench.bench_convert",
     "live": "bench.bench_live",
+    "serve": "bench.bench_serve",
 }
 
 

@@ -43,7 +43,13 @@ if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
 from tests.support.paths import CORPUS_PDF  # noqa: E402
-from tests.support.servers import RawClient, child_env, docshelf_command, free_port  # noqa: E402
+from tests.support.servers import (  # noqa: E402
+    RawClient,
+    child_env,
+    docshelf_command,
+    free_port,
+    stop,
+)
 
 WORDS = "The shelf lists every file at once and builds its formats after. " * 6
 
@@ -169,11 +175,7 @@ def served(shelf: Path, data: Path, **env: str) -> Iterator[Served]:
         yield Served(base, started, process, client)
     finally:
         client.close()
-        process.terminate()
-        try:
-            process.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            process.kill()
+        stop(process, timeout=30)
         log.close()
 
 

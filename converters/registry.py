@@ -9,6 +9,7 @@ format is one new module and one line in :data:`CONVERTERS`.
 
 from __future__ import annotations
 
+import functools
 from pathlib import PurePosixPath
 
 from converters.base import (
@@ -53,7 +54,13 @@ def find_converter(mime_type: str, filename: str) -> Converter | None:
 
 def offered_formats(mime_type: str, filename: str) -> tuple[str, ...]:
     """The derived formats a document of this type gets, without converting it (D4 order)."""
-    if find_converter(mime_type, filename) is None:
+    return _offered(mime_type, extension_of(filename))
+
+
+@functools.lru_cache(maxsize=1024)
+def _offered(mime_type: str, extension: str) -> tuple[str, ...]:
+    """Per (type, extension): every catalog lookup asks, and the answer never changes."""
+    if not any(converter.accepts(mime_type, extension) for converter in CONVERTERS):
         return ()
     source = base_mime_type(mime_type)
     return tuple(m for m in DERIVED_MIME_TYPES if m != source)

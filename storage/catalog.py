@@ -13,8 +13,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Select, func, select
-from sqlalchemy.orm import Session
+from sqlalchemy import Connection, Select, bindparam, func, select
 
 from converters import offered_formats
 from storage.database import Database
@@ -99,6 +98,25 @@ _VARIANT_COLUMNS = (
 )
 
 
+# The statements, built once: building one costs more than running it (SQLAlchemy's
+# coercions), and a built statement hits the compiled cache every time. Read through a
+# plain Connection: no ORM session, no unit of work, nothing to flush.
+_BY_URI = select(*_COLUMNS).where(Document.uri == bindparam("uri"))
+_FIRST_PAGE = select(*_COLUMNS).order_by(Document.uri).limit(bindparam("limit"))
+_NEXT_PAGE = _FIRST_PAGE.where(Document.uri > bindparam("after"))
+_VARIANTS_OF_ONE = (
+    select(*_VARIANT_COLUMNS)
+    .where(Representation.document_id == bindparam("document_id"))
+    .order_by(Representation.id)
+)
+_VARIANTS_OF_MANY = (
+    select(*_VARIANT_COLUMNS)
+    .where(Representation.document_id.in_(bindparam("document_ids", expanding=True)))
+    .order_by(Representation.id)
+)
+_COUNT = select(func.count(Document.id))
+
+
 def _derived(
     mime_type: str, name: str, state: str, failed: bool, rows: Sequence[VariantRecord]
 ) -> tuple[VariantRecord, ...]:
@@ -133,13 +151,19 @@ class Catalog:
         self._cache: OrderedDict[str, tuple[int, DocumentRecord | None]] = OrderedDict()
         self._cache_lock = threading.Lock()
 
-    def _records(self, session: Session, query: Select[*tuple[Any, ...]]) -> list[DocumentRecord]:
-        rows = session.execute(query).all()
+    def _records(
+        self, connection: Connection, query: Select[*tuple[Any, ...]], params: dict[str, Any]
+    ) -> list[DocumentRecord]:
+        rows = connection.execute(query, params).all()
         variants: dict[int, list[VariantRecord]] = {row.id: [] for row in rows}
-        if variants:
-            stored = select(*_VARIANT_COLUMNS).where(Representation.document_id.in_(list(variants)))
-            for vid, mime, size, sha, key in session.execute(stored.order_by(Representation.id)):
-                variants[vid].append(VariantRecord(mime, size, sha, key))
+        if len(variants) == 1:
+            stored = connection.execute(_VARIANTS_OF_ONE, {"document_id": rows[0].id})
+        elif variants:
+            stored = connection.execute(_VARIANTS_OF_MANY, {"document_ids": list(variants)})
+        else:
+            stored = None
+        for vid, mime, size, sha, key in stored or ():
+            variants[vid].append(VariantRecord(mime, size, sha, key))
         return [
             DocumentRecord(
                 **row._asdict(),
@@ -156,11 +180,9 @@ class Catalog:
 
     def page(self, after_uri: str | None, limit: int) -> tuple[list[DocumentRecord], bool]:
         """Up to ``limit`` documents in URI order after ``after_uri``, and whether more follow."""
-        query = select(*_COLUMNS).order_by(Document.uri).limit(limit + 1)
-        if after_uri is not None:
-            query = query.where(Document.uri > after_uri)
-        with self.database.session() as session:
-            records = self._records(session, query)
+        query = _FIRST_PAGE if after_uri is None else _NEXT_PAGE
+        with self.database.engine.connect() as connection:
+            records = self._records(connection, query, {"limit": limit + 1, "after": after_uri})
         return records[:limit], len(records) > limit
 
     def get(
@@ -181,8 +203,8 @@ class Catalog:
         if cached_only:
             raise NotCached(uri)
         generation = self.database.generation
-        with self.database.session() as session:
-            records = self._records(session, select(*_COLUMNS).where(Document.uri == uri))
+        with self.database.engine.connect() as connection:
+            records = self._records(connection, _BY_URI, {"uri": uri})
         record = records[0] if records else None
         if generation == self.database.generation:  # nothing was written meanwhile
             with self._cache_lock:
@@ -193,5 +215,5 @@ class Catalog:
         return record
 
     def count(self) -> int:
-        with self.database.session() as session:
-            return session.scalar(select(func.count(Document.id))) or 0
+        with self.database.engine.connect() as connection:
+            return connection.scalar(_COUNT) or 0

@@ -108,3 +108,26 @@ def test_the_access_log_is_off_unless_asked_for(
         assert httpx.get(server.base + "/healthz").status_code == 200
         logged = '"POST /mcp HTTP/1.1" 200' in server.log()
     assert logged is bool(flag)
+
+
+def test_a_shelf_root_replaced_while_serving_is_opened_afresh(tmp_path: Path) -> None:
+    """Reads keep the root's descriptor open between calls; a root swapped for another
+    folder (or for a symlink out of the shelf) must not keep serving the old one."""
+    from storage.shelves import Shelf
+
+    root = tmp_path / "shelf"
+    root.mkdir()
+    (root / "a.md").write_text("old\n")
+    shelf = Shelf("shelf", root)
+    assert shelf.read("a.md").data == b"old\n"
+    root.rename(tmp_path / "old-shelf")
+    root.mkdir()
+    (root / "a.md").write_text("new\n")
+    assert shelf.read("a.md").data == b"new\n"
+    (root / "a.md").unlink()
+    root.rmdir()
+    (tmp_path / "elsewhere").mkdir()
+    (tmp_path / "elsewhere" / "a.md").write_text("outside\n")
+    root.symlink_to(tmp_path / "elsewhere")
+    with pytest.raises(OSError):
+        shelf.read("a.md")

@@ -277,7 +277,8 @@ class Kernel:
             error = exc
             raise
         finally:
-            if not isinstance(raw, dict) or "id" in raw or error is not None:
+            # Requests and errors count; a notification or a response taken in does not.
+            if error is not None or (isinstance(raw, dict) and "id" in raw and "method" in raw):
                 metrics.record_request(
                     label, metrics.outcome_of(error), time.perf_counter() - started
                 )

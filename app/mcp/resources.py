@@ -20,7 +20,7 @@ from app.mcp import wire
 from app.mcp.context import RequestContext, WouldBlock
 from app.mcp.cursor import InvalidCursor, decode_cursor, encode_cursor
 from app.mcp.params import PageParams, UriParams
-from app.negotiation import Role, Variant, negotiate
+from app.negotiation import Features, Role, Variant, negotiate
 from converters.detect import is_textual
 from storage.builder import FormatBuilder
 from storage.catalog import Catalog, DocumentRecord, NotCached, VariantRecord
@@ -44,6 +44,8 @@ LARGE_READ_BYTES = 8 * 1024 * 1024
 # files are read there too (from the page cache, typically, in microseconds), where a thread
 # hand-off would cost more than the read.
 INLINE_READ_BYTES = 256 * 1024
+# Negotiation outcomes remembered (see ResourceService.variants).
+NEGOTIATED_CACHE_SIZE = 4096
 
 
 def _iso(record: DocumentRecord) -> str:
@@ -122,6 +124,13 @@ class ResourceService:
         self.shelves: Mapping[str, Shelf] = {shelf.name: shelf for shelf in shelves}
         self.page_size = page_size
         self.binary_cap = binary_cap
+        # (id(record), features) → (record, variants, omitted); the record kept to check
+        # that the id still names it. Insertion-ordered: the oldest goes first when full.
+        self._negotiated: dict[
+            tuple[int, Features],
+            tuple[DocumentRecord, tuple[VariantRecord, ...], tuple[dict[str, str], ...]],
+        ] = {}
+        self._negotiated_lock = threading.Lock()
 
     def require(self, ctx: RequestContext, uri: str) -> DocumentRecord:
         """The indexed document at ``uri``; the era's resource-not-found error if none.
@@ -144,7 +153,22 @@ class ResourceService:
 
         Negotiation only reorders or drops what the index holds for this document: it
         never grants access to anything else (content negotiation SEP, requirement 3).
+        Its outcome is remembered per document record and feature set: the catalog hands
+        out the same record object until the document changes.
         """
+        key = (id(record), ctx.features)
+        known = self._negotiated.get(key)
+        if known is None or known[0] is not record:
+            known = (record, *self._negotiate(ctx, record))
+            with self._negotiated_lock:
+                self._negotiated[key] = known
+                if len(self._negotiated) > NEGOTIATED_CACHE_SIZE:
+                    self._negotiated.pop(next(iter(self._negotiated)))
+        return list(known[1]), list(known[2])
+
+    def _negotiate(
+        self, ctx: RequestContext, record: DocumentRecord
+    ) -> tuple[tuple[VariantRecord, ...], tuple[dict[str, str], ...]]:
         by_mime = {v.mime_type: v for v in record.variants}
         candidates = [
             Variant(
@@ -156,8 +180,8 @@ class ResourceService:
             for v in record.variants
         ]
         selection = negotiate(candidates, ctx.features, binary_cap=self.binary_cap)
-        omitted = [{"mimeType": o.mime_type, "reason": o.reason} for o in selection.omitted]
-        return [by_mime[v.mime_type] for v in selection.variants], omitted
+        omitted = tuple({"mimeType": o.mime_type, "reason": o.reason} for o in selection.omitted)
+        return tuple(by_mime[v.mime_type] for v in selection.variants), omitted
 
     # -- methods ---------------------------------------------------------------------------
 

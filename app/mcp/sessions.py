@@ -66,6 +66,11 @@ log = logging.getLogger(__name__)
 BEAT_S = 5.0  # a process says it still holds its streams this often
 STALE_S = 20.0  # a stream whose holder has been silent this long no longer counts
 CHECK_S = 1.0  # how often a process looks for its streamed sessions ended elsewhere
+# A session whose row this process found this recently is served from memory, on the event
+# loop (SessionRegistry.recent): a request path that asked the database on every request
+# ran at a fraction of the speed. So a session ended in another process is still served
+# here for at most this long; one ended in this process is gone at once.
+CONFIRM_S = 1.0
 
 
 @dataclass(eq=False)
@@ -96,6 +101,7 @@ class LegacySession:
     listener: Any = None  # the event-bus listener of the open GET stream, if any
     peer: Peer = field(default_factory=Peer)
     last_used: float = field(default_factory=time.time)  # seconds since the epoch
+    confirmed_at: float = 0.0  # when this process last found the session's row (epoch s)
     registry: SessionRegistry | None = field(default=None, repr=False)  # HTTP sessions
 
     @property
@@ -217,7 +223,7 @@ class SessionRegistry:
                 http_status=503,
             ) from None
         session.registry = self
-        session.last_used = now
+        session.last_used = session.confirmed_at = now
         with self._lock:
             if evicted is not None:
                 self._forget_key(evicted)
@@ -251,9 +257,20 @@ class SessionRegistry:
                 initialized=True,  # initialize happened, in some process
                 registry=self,
             )
-        local.last_used = now
+        local.last_used = local.confirmed_at = now
         with self._lock:
             self._remember(local)
+        return local
+
+    def recent(self, session_id: str) -> LegacySession | None:
+        """The session, from memory, if this process found its row within ``CONFIRM_S``
+        (counted as used now); else None, and the caller asks :meth:`get`. Never blocks."""
+        with self._lock:
+            local = self._local.get(session_id)
+        now = time.time()
+        if local is None or now - local.confirmed_at > CONFIRM_S:
+            return None
+        local.last_used = now
         return local
 
     def remove(self, session_id: str) -> LegacySession | None:

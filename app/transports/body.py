@@ -10,7 +10,8 @@ the body would otherwise be read as the next request.
 
 from __future__ import annotations
 
-import anyio
+import asyncio
+
 from starlette.types import Receive
 
 from app.mcp import wire
@@ -32,23 +33,38 @@ async def read_body(
     too_large = f"Payload Too Large: at most {limit} bytes"
     if content_length is not None and content_length.isdigit() and int(content_length) > limit:
         raise _refuse(too_large, 413)
+    # The deadline is a plain timer that cancels this task: an anyio cancel scope per
+    # request cost ~5 % of a small read (issue 13). Set, and cleared, on this task alone.
+    task = asyncio.current_task()
+    assert task is not None
+    late = asyncio.Event()
+
+    def expire() -> None:
+        late.set()
+        task.cancel()
+
+    timer = asyncio.get_running_loop().call_later(timeout_s, expire)
     chunks: list[bytes] = []
     size = 0
     try:
-        with anyio.fail_after(timeout_s):
-            while True:
-                message = await receive()
-                if message["type"] == "http.disconnect":
-                    raise ClientGone
-                chunk = message.get("body", b"")
-                size += len(chunk)
-                if size > limit:
-                    raise _refuse(too_large, 413)
-                chunks.append(chunk)
-                if not message.get("more_body", False):
-                    break
-    except TimeoutError:
+        while True:
+            message = await receive()
+            if message["type"] == "http.disconnect":
+                raise ClientGone
+            chunk = message.get("body", b"")
+            size += len(chunk)
+            if size > limit:
+                raise _refuse(too_large, 413)
+            chunks.append(chunk)
+            if not message.get("more_body", False):
+                break
+    except asyncio.CancelledError:
+        if not late.is_set():
+            raise  # cancelled by someone else (shutdown): not ours to turn into a 408
+        task.uncancel()
         raise _refuse(
             f"Request Timeout: the body did not arrive within {timeout_s:g} s", 408
         ) from None
+    finally:
+        timer.cancel()
     return chunks[0] if len(chunks) == 1 else b"".join(chunks)

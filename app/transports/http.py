@@ -89,12 +89,16 @@ class HttpChannel:
 
     async def session(self) -> LegacySession | None:
         """The session the ``Mcp-Session-Id`` header names; None without one; 404 if unknown.
-        Sessions are in the database every serving process shares: looked up off the loop."""
+        Sessions are in the database every serving process shares: one this process
+        confirmed within a second is served from memory, any other is looked up off the loop
+        (app.mcp.sessions)."""
         session_id = self.headers.get(wire.HEADER_SESSION_ID)
         if session_id is None:
             return None
         if self._session is None:
-            self._session = await anyio.to_thread.run_sync(self.sessions.get, session_id)
+            self._session = self.sessions.recent(session_id) or await anyio.to_thread.run_sync(
+                self.sessions.get, session_id
+            )
             if self._session is None:
                 # 2025-11-25 transports "Session Management" 3: terminated/unknown → 404.
                 raise _refusal("Session not found: start a new one with initialize", 404)

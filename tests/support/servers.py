@@ -29,6 +29,16 @@ def docshelf_command(*args: str) -> list[str]:
     return [sys.executable, "-m", "app", *args]
 
 
+def stop(process: subprocess.Popen[bytes], timeout: float = 15) -> None:
+    """SIGTERM, then SIGKILL if the process has not exited within ``timeout`` seconds."""
+    process.terminate()
+    try:
+        process.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
+
+
 def child_env(**extra: str) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("DOCSHELF_")}
     env.update(extra)
@@ -94,12 +104,7 @@ def serve(
             time.sleep(0.1)
         yield server
     finally:
-        process.terminate()
-        try:
-            process.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
+        stop(process)
 
 
 def modern_meta(capabilities: dict | None = None) -> dict:
