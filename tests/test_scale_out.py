@@ -440,6 +440,36 @@ async def _next(subscription, kind: type) -> object:  # type: ignore[no-untyped-
     raise AssertionError("subscription ended")
 
 
+@pytest.mark.anyio
+async def test_a_docshelf_reindex_run_is_heard_by_the_server_sharing_its_database(
+    tmp_path: Path,
+) -> None:
+    """Any process that changes the index publishes through the database: here a
+    ``docshelf reindex`` run while ``serve --no-watch`` serves the same data folder."""
+    shelf = make_shelf(tmp_path / "shelf")
+    data = tmp_path / "data"
+    uri = "docshelf://shelf/notes.txt"
+    with serve(shelf, data, "--no-watch", formats_built=False) as server:
+        async with (
+            http_client(server.url, MODERN) as client,
+            client.listen(resources_list_changed=True, resource_subscriptions=[uri]) as sub,
+        ):
+            (shelf / "notes.txt").write_text("Reindexed by another process.\n")
+            (shelf / "later.txt").write_text("later\n")
+            done = await anyio.run_process(
+                docshelf_command("reindex", "--root", str(shelf), "--data-dir", str(data)),
+                env=child_env(),
+                check=False,
+            )
+            assert done.returncode == 0, done.stderr
+            heard: set[type] = set()
+            with anyio.fail_after(WAIT):  # one change set: list_changed, then updated
+                async for event in sub:
+                    heard.add(type(event))
+                    if {ResourceUpdated, ResourcesListChanged} <= heard:
+                        break
+
+
 def test_a_replica_never_watches(tmp_path: Path) -> None:
     """Watching is indexing: a replica asked to watch is refused at the door."""
     done = subprocess.run(
