@@ -33,7 +33,6 @@ from tests.support.servers import (
     CLIENT_INFO,
     LEGACY,
     MODERN,
-    RunningServer,
     child_env,
     docshelf_command,
     free_port,
@@ -138,21 +137,93 @@ class ListenStream:
 
 @dataclass
 class Supervised:
-    server: RunningServer
-    processes: dict[int, bool]  # pid → indexing
+    """A running ``docshelf serve --processes N``."""
+
+    process: subprocess.Popen[bytes]
+    base: str
+    log_path: Path
+    processes: dict[int, bool]  # pid → indexing, as they were at start
+
+    @property
+    def url(self) -> str:
+        return f"{self.base}/mcp"
 
     @property
     def indexing_pid(self) -> int:
         (pid,) = [p for p, indexing in self.processes.items() if indexing]
         return pid
 
+    def log(self) -> str:
+        return self.log_path.read_text(errors="replace")
+
+
+def _gone(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    # A zombie is gone too, once its parent (the supervisor, also gone) no longer waits.
+    with contextlib.suppress(FileNotFoundError):
+        return Path(f"/proc/{pid}/stat").read_text().split()[2] == "Z"
+    return True
+
 
 @contextlib.contextmanager
-def serve_processes(shelf: Path, data: Path, count: int, *args: str) -> Iterator[Supervised]:
-    with serve(shelf, data, "--processes", str(count), *args, formats_built=False) as server:
-        processes = processes_of(server.base, count)
+def serve_processes(
+    shelf: Path, data: Path, count: int, *args: str, stop: str = "SIGTERM"
+) -> Iterator[Supervised]:
+    """``serve --processes count`` in a session of its own, once every process answers.
+
+    Every run ends with a checked shutdown: ``stop`` is SIGTERM to the supervisor or
+    "SIGINT to the group" (Ctrl-C); either way every process is gone within
+    ``STOP_WITHIN_S``, the status is 0, and the log has no traceback.
+    """
+    data.mkdir(parents=True, exist_ok=True)
+    port = free_port()
+    log_path = data / "supervisor.log"
+    command = docshelf_command(
+        "serve", "--root", str(shelf), "--data-dir", str(data), "--port", str(port),
+        "--processes", str(count), *args,
+    )  # fmt: skip
+    with log_path.open("wb") as log_file:
+        process = subprocess.Popen(
+            command, stdout=log_file, stderr=subprocess.STDOUT, env=child_env(),
+            start_new_session=True,
+        )  # fmt: skip
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 120
+        while True:  # the shared catalog is current
+            assert process.poll() is None, log_path.read_text(errors="replace")
+            with contextlib.suppress(httpx.TransportError):
+                if httpx.get(f"{base}/readyz", timeout=2).status_code == 200:
+                    break
+            assert time.monotonic() < deadline, log_path.read_text(errors="replace")
+            time.sleep(0.1)
+        processes = processes_of(base, count)
         assert sum(processes.values()) == 1, processes  # exactly one indexes
-        yield Supervised(server, processes)
+        supervised = Supervised(process, base, log_path, processes)
+        yield supervised
+        everyone = set(processes) | set(processes_of(base, count))
+        if stop == "SIGTERM":
+            process.send_signal(signal.SIGTERM)
+        else:
+            os.killpg(process.pid, signal.SIGINT)  # Ctrl-C reaches every process in the group
+        started = time.monotonic()
+        try:
+            code = process.wait(timeout=STOP_WITHIN_S + 20)
+        except subprocess.TimeoutExpired:
+            raise AssertionError(supervised.log()[-3000:]) from None
+        seconds = time.monotonic() - started
+        log = supervised.log()
+        assert code == 0, log[-3000:]
+        assert seconds < STOP_WITHIN_S, f"{stop} took {seconds:.1f} s"
+        assert "Traceback" not in log, log[-3000:]
+        assert all(_gone(pid) for pid in everyone), everyone
+    finally:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait()
 
 
 @pytest.mark.anyio
@@ -168,12 +239,12 @@ async def test_processes_2_a_listener_hears_a_change_whichever_process_holds_its
             legacy_updated.set()
 
     with serve_processes(shelf, tmp_path / "data", 2) as supervised:
-        base, pids = supervised.server.base, set(supervised.processes)
+        base, pids = supervised.base, set(supervised.processes)
         streams: list[ListenStream] = []
         async with (
             # The official SDK's 2025-era client: its POSTs and its GET stream go over
             # connections of their own, to whichever process accepts each.
-            http_client(supervised.server.url, LEGACY, message_handler=on_message) as legacy,
+            http_client(supervised.url, LEGACY, message_handler=on_message) as legacy,
             anyio.create_task_group() as group,
         ):
             with pytest.warns(MCPDeprecationWarning):
@@ -181,7 +252,7 @@ async def test_processes_2_a_listener_hears_a_change_whichever_process_holds_its
             # The kernel gives each new connection to whichever process accepts first: open
             # streams until each process holds at least one.
             for _ in range(24):
-                stream = ListenStream(supervised.server.url, uri)
+                stream = ListenStream(supervised.url, uri)
                 streams.append(stream)
                 group.start_soon(stream.run)
                 with anyio.fail_after(WAIT):
@@ -202,11 +273,11 @@ async def test_processes_2_a_listener_hears_a_change_whichever_process_holds_its
             group.cancel_scope.cancel()
         # The process that does not index heard the change the indexing one made, and read
         # it back from the shared index.
-        async with http_client(supervised.server.url, MODERN) as client:
+        async with http_client(supervised.url, MODERN) as client:
             read = await client.read_resource(uri)
         assert read.contents[0].text == "Edited under two processes.\n"
         # Only the indexing process watched.
-        watched_by = set(re.findall(r"storage\.watcher\[(\d+)\]", supervised.server.log()))
+        watched_by = set(re.findall(r"storage\.watcher\[(\d+)\]", supervised.log()))
         assert watched_by == {str(supervised.indexing_pid)}
 
 
@@ -258,8 +329,10 @@ async def test_processes_2_a_2025_session_started_on_one_process_is_used_from_th
     shelf = make_shelf(tmp_path / "shelf")
     uri = "docshelf://shelf/notes.txt"
     # Long keep-alive: each pinned connection stays with its process for the whole test.
-    with serve_processes(shelf, tmp_path / "data", 2, "--keep-alive-timeout", "120") as supervised:
-        base, url = supervised.server.base, supervised.server.url
+    with serve_processes(
+        shelf, tmp_path / "data", 2, "--keep-alive-timeout", "120", stop="SIGINT to the group"
+    ) as supervised:
+        base, url = supervised.base, supervised.url
         indexing = supervised.indexing_pid
         (serving,) = [pid for pid in supervised.processes if pid != indexing]
         here = await pinned(base, serving)
@@ -367,6 +440,36 @@ async def _next(subscription, kind: type) -> object:  # type: ignore[no-untyped-
     raise AssertionError("subscription ended")
 
 
+@pytest.mark.anyio
+async def test_a_docshelf_reindex_run_is_heard_by_the_server_sharing_its_database(
+    tmp_path: Path,
+) -> None:
+    """Any process that changes the index publishes through the database: here a
+    ``docshelf reindex`` run while ``serve --no-watch`` serves the same data folder."""
+    shelf = make_shelf(tmp_path / "shelf")
+    data = tmp_path / "data"
+    uri = "docshelf://shelf/notes.txt"
+    with serve(shelf, data, "--no-watch", formats_built=False) as server:
+        async with (
+            http_client(server.url, MODERN) as client,
+            client.listen(resources_list_changed=True, resource_subscriptions=[uri]) as sub,
+        ):
+            (shelf / "notes.txt").write_text("Reindexed by another process.\n")
+            (shelf / "later.txt").write_text("later\n")
+            done = await anyio.run_process(
+                docshelf_command("reindex", "--root", str(shelf), "--data-dir", str(data)),
+                env=child_env(),
+                check=False,
+            )
+            assert done.returncode == 0, done.stderr
+            heard: set[type] = set()
+            with anyio.fail_after(WAIT):  # one change set: list_changed, then updated
+                async for event in sub:
+                    heard.add(type(event))
+                    if {ResourceUpdated, ResourcesListChanged} <= heard:
+                        break
+
+
 def test_a_replica_never_watches(tmp_path: Path) -> None:
     """Watching is indexing: a replica asked to watch is refused at the door."""
     done = subprocess.run(
@@ -380,102 +483,20 @@ def test_a_replica_never_watches(tmp_path: Path) -> None:
     assert "watching needs indexing" in done.stderr
 
 
-# -- the supervisor's life cycle -------------------------------------------------------------
+# -- the supervisor's life cycle (every test above ends with a checked shutdown too) ---------
 
 
-def _start_supervisor(shelf: Path, data: Path, count: int) -> tuple[subprocess.Popen[bytes], str]:
-    data.mkdir(parents=True, exist_ok=True)
-    port = free_port()
-    log = (data / "supervisor.log").open("wb")
-    process = subprocess.Popen(
-        docshelf_command(
-            "serve",
-            "--root",
-            str(shelf),
-            "--data-dir",
-            str(data),
-            "--port",
-            str(port),
-            "--processes",
-            str(count),
-        ),
-        stdout=log,
-        stderr=subprocess.STDOUT,
-        env=child_env(),
-        start_new_session=True,
-    )
-    return process, f"http://127.0.0.1:{port}"
-
-
-def _gone(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return True
-    # A zombie is gone too, once its parent (the supervisor, also gone) no longer waits.
-    with contextlib.suppress(FileNotFoundError):
-        return Path(f"/proc/{pid}/stat").read_text().split()[2] == "Z"
-    return True
-
-
-def _stopped(process: subprocess.Popen[bytes], log_path: Path) -> tuple[int, float]:
-    started = time.monotonic()
-    try:
-        code = process.wait(timeout=STOP_WITHIN_S + 20)
-    except subprocess.TimeoutExpired:
-        os.killpg(process.pid, signal.SIGKILL)
-        process.wait()
-        raise AssertionError(log_path.read_text(errors="replace")[-3000:]) from None
-    return code, time.monotonic() - started
-
-
-def test_a_dead_process_is_reported_and_replaced_and_sigterm_stops_them_all(
-    tmp_path: Path,
-) -> None:
-    shelf = make_shelf(tmp_path / "shelf")
-    data = tmp_path / "data"
-    process, base = _start_supervisor(shelf, data, 2)
-    log_path = data / "supervisor.log"
-    try:
-        first = processes_of(base, 2)
-        (serving,) = [pid for pid, indexing in first.items() if not indexing]
+def test_a_dead_process_is_reported_and_replaced(tmp_path: Path) -> None:
+    shelf = tmp_path / "shelf"
+    shelf.mkdir()
+    (shelf / "a.md").write_text("# A\n")
+    with serve_processes(shelf, tmp_path / "data", 2) as supervised:
+        (serving,) = [pid for pid, indexing in supervised.processes.items() if not indexing]
         os.kill(serving, signal.SIGKILL)
         deadline = time.monotonic() + 90
-        while True:  # a new serving process answers in its place
-            now = processes_of(base, 1)
-            if any(pid not in first for pid in now):
-                break
-            assert time.monotonic() < deadline, log_path.read_text()[-3000:]
-        log = log_path.read_text()
-        assert re.search(rf"process 1 \(serving, pid {serving}\) died: killed by SIGKILL", log)
-        everyone = set(processes_of(base, 2)) | set(first)
-
-        process.send_signal(signal.SIGTERM)
-        code, seconds = _stopped(process, log_path)
-    finally:
-        if process.poll() is None:
-            os.killpg(process.pid, signal.SIGKILL)
-    log = log_path.read_text(errors="replace")
-    assert code == 0, log[-3000:]
-    assert seconds < STOP_WITHIN_S, f"took {seconds:.1f} s"
-    assert "Traceback" not in log, log[-3000:]
-    assert all(_gone(pid) for pid in everyone), everyone
-
-
-def test_ctrl_c_to_the_process_group_stops_every_process(tmp_path: Path) -> None:
-    shelf = make_shelf(tmp_path / "shelf")
-    data = tmp_path / "data"
-    process, base = _start_supervisor(shelf, data, 2)
-    log_path = data / "supervisor.log"
-    try:
-        pids = processes_of(base, 2)
-        os.killpg(process.pid, signal.SIGINT)
-        code, seconds = _stopped(process, log_path)
-    finally:
-        if process.poll() is None:
-            os.killpg(process.pid, signal.SIGKILL)
-    log = log_path.read_text(errors="replace")
-    assert code == 0, log[-3000:]
-    assert seconds < STOP_WITHIN_S, f"took {seconds:.1f} s"
-    assert "Traceback" not in log, log[-3000:]
-    assert all(_gone(pid) for pid in pids), pids
+        while not set(processes_of(supervised.base, 1)) - set(supervised.processes):
+            assert time.monotonic() < deadline, supervised.log()[-3000:]
+        assert re.search(
+            rf"process 1 \(serving, pid {serving}\) died: killed by SIGKILL", supervised.log()
+        )
+        assert len(processes_of(supervised.base, 2)) == 2
