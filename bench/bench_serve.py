@@ -446,7 +446,7 @@ class Plan:
 # Five short rounds rather than two long ones: on a shared machine others' jobs come
 # and go within seconds, and a median of five shrugs off a round or two they hit.
 FULL = Plan(2_000, [1, 8, 32], 5, 3.0, 0.75, 100, 50_000, 32, quick=False)
-QUICK = Plan(100, [1, 8], 1, 1.5, 0.5, 5, None, 8, quick=True)
+QUICK = Plan(100, [1, 8], 1, 0.5, 0.25, 5, None, 8, quick=True)
 
 DOCSHELF = "docshelf (original only)"
 DOCSHELF_ALL = "docshelf (all formats)"
