@@ -19,7 +19,7 @@ from sqlalchemy import update
 from app.mcp import wire
 from app.mcp.sessions import STALE_S, LegacySession, SessionRegistry
 from storage.database import Database
-from storage.events import ChangeSet, EventBus
+from storage.events import ChangeSet, EventBus, Listener
 from storage.models import SessionRecord
 from storage.sessions import SessionTable
 
@@ -160,17 +160,25 @@ def test_an_idle_session_expires_everywhere_unless_used_anywhere(
     assert one.sessions.get(idle.id) is None
 
 
-async def test_a_subscription_made_in_one_process_counts_for_a_stream_in_another(
+def streamed_in_another(
     database_url: str, made: list[Process]
-) -> None:
+) -> tuple[Process, Process, LegacySession, LegacySession, Listener]:
+    """A session started in process one whose GET stream process two holds (as the
+    stream does: claimed in the row, a bus listener on the session)."""
     one, two = Process(database_url, "1"), Process(database_url, "2")
     made += [one, two]
     session = new_session()
     one.sessions.add(session)
     there = two.sessions.get(session.id)
     assert there is not None and two.sessions.claim_stream(there)
-    listener = two.bus.listen()
-    there.listener = listener  # as the GET stream does
+    there.listener = two.bus.listen()
+    return one, two, session, there, there.listener
+
+
+async def test_a_subscription_made_in_one_process_counts_for_a_stream_in_another(
+    database_url: str, made: list[Process]
+) -> None:
+    _, two, session, there, listener = streamed_in_another(database_url, made)
     session.subscribe("docshelf://s/a.md")  # answered by the first process
     changes = ChangeSet(changed=frozenset({"docshelf://s/a.md", "docshelf://s/b.md"}))
     two.bus.publish(changes)
@@ -187,14 +195,7 @@ async def test_a_subscription_made_in_one_process_counts_for_a_stream_in_another
 async def test_a_session_ended_in_one_process_ends_its_stream_in_another(
     database_url: str, made: list[Process]
 ) -> None:
-    one, two = Process(database_url, "1"), Process(database_url, "2")
-    made += [one, two]
-    session = new_session()
-    one.sessions.add(session)
-    there = two.sessions.get(session.id)
-    assert there is not None and two.sessions.claim_stream(there)
-    listener = two.bus.listen()
-    there.listener = listener
+    one, _, session, _, listener = streamed_in_another(database_url, made)
     assert one.sessions.remove(session.id) is not None
     with anyio.fail_after(5):
         assert await listener.queue.get() is None  # the end of the stream
