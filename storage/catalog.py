@@ -139,8 +139,8 @@ class Catalog:
 
     Single documents are cached by URI, each entry tagged with the database
     generation it was read under (:attr:`storage.database.Database.generation`):
-    any writing commit in this process, or a change another process announced,
-    makes every entry stale at once. Coarse, and so never wrong about what this
+    any commit in this process that writes the catalog's tables, or a change another
+    process announced, makes every entry stale at once. Coarse, and so never wrong about what this
     process wrote; between bursts of indexing, reads of the same documents cost
     no query at all, which lets them be answered without leaving the event loop.
     """

@@ -101,12 +101,16 @@ def upgrade_schema(engine: Engine) -> None:
 
 # A statement that may change rows or schema (a CTE may, too: counted as one).
 _WRITES = re.compile(r"\s*(INSERT|UPDATE|DELETE|REPLACE|CREATE|DROP|ALTER|WITH)\b", re.IGNORECASE)
+# The tables the catalog is read from: a write elsewhere (sessions, jobs, the change log)
+# leaves what the catalog cache holds true, and a session started by every new client
+# must not empty it (issue 13: each bench round started cold).
+_CATALOG_TABLES = re.compile(r"\b(documents|representations)\b", re.IGNORECASE)
 
 
 class Database:
     """The engine plus a session factory; the one way storage code talks to the database.
 
-    ``generation`` counts this process's commits that wrote something; a cache of
+    ``generation`` counts this process's commits that wrote to the catalog; a cache of
     what the database says (:class:`storage.catalog.Catalog`) keeps an entry only
     while the generation it was read under is current. It moves twice per
     writing commit, before and after: a read that overlaps the commit sees it move
@@ -129,7 +133,7 @@ class Database:
         self.generation = next(self._generations)  # atomic, unlike += from several threads
 
     def _note_write(self, conn: Connection, _cursor: object, statement: str, *_: object) -> None:
-        if _WRITES.match(statement):
+        if _WRITES.match(statement) and _CATALOG_TABLES.search(statement):
             conn.info["wrote"] = True
 
     def _committing(self, conn: Connection) -> None:

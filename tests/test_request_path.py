@@ -131,3 +131,13 @@ def test_a_shelf_root_replaced_while_serving_is_opened_afresh(tmp_path: Path) ->
     root.symlink_to(tmp_path / "elsewhere")
     with pytest.raises(OSError):
         shelf.read("a.md")
+
+
+def test_writes_outside_the_catalog_leave_the_cache_warm(runtime: Runtime) -> None:
+    """A session started (a row in the sessions table) must not make every cached document
+    stale: with every new client doing so, each benchmark round began with a cold cache."""
+    from app.mcp.sessions import LegacySession
+
+    record = runtime.catalog.get(URI)
+    runtime.sessions.add(LegacySession("2025-11-25", b"{}", b"null"))
+    assert runtime.catalog.get(URI, cached_only=True) == record

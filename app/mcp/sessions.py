@@ -19,10 +19,9 @@ hour, while an evicted client recovers with one ``initialize``.
 behind a load balancer: any process may receive any request of a session). HTTP
 sessions live in the database (``storage.sessions``), keyed by the SHA-256 of their
 id; each process keeps what does not change (version, capabilities, parsed feature
-tags) in a local object and looks the row up (off the event loop) unless it found it
-less than ``CONFIRM_S`` ago, so a session ended in this process is 404 at once and one
-ended in another is 404 here within a second. What the rules above need across
-processes:
+tags) in a local object, answers from it while its row was found within ``CONFIRM_S``
+and looks the row up otherwise, so a session ended anywhere is 404 everywhere within a
+second (at once in the process that ended it). What the rules above need across processes:
 
 - *Last use* is written at most every ``idle_timeout_s / 10`` (at most a minute) per
   session; this process's own later uses count too, so here the order is exact, and
