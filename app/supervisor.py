@@ -129,7 +129,11 @@ class Supervisor:
             database.dispose()
         if self.settings.index_on_start:
             self.readiness = Readiness.shared_by(self.context)
-        self.sock = bind(self.settings.host, self.settings.port)
+        try:
+            self.sock = bind(self.settings.host, self.settings.port)
+        except OSError as exc:  # as uvicorn says it, without a traceback
+            log.error("cannot listen on %s:%d: %s", self.settings.host, self.settings.port, exc)
+            return 1
         host, port = self.sock.getsockname()[:2]
         signals = (signal.SIGINT, signal.SIGTERM)
         previous = {sig: signal.signal(sig, self._on_signal) for sig in signals}
