@@ -8,24 +8,31 @@ rendered PDF of a text source only on demand (DESIGN D12).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 from converters.base import (
     DERIVED_MIME_TYPES,
+    TEXT_PLAIN,
     ConversionResult,
     Facts,
     Producer,
+    Segment,
     base_mime_type,
 )
 
 
 def assemble(
-    source_mime_type: str, facts: Facts, producers: Mapping[str, Producer]
+    source_mime_type: str,
+    facts: Facts,
+    producers: Mapping[str, Producer],
+    segments: Callable[[], tuple[Segment, ...]] | None = None,
 ) -> ConversionResult:
     """The result for a source: its producers in the canonical order of D4, minus its own type.
 
     ``producers`` must offer every derived type except, optionally, the
     source's own; a missing one is a programming error, not a bad document.
+    ``segments``: its text page by page or section by section, for the search
+    index; by default its plain text as one piece.
     """
     source = base_mime_type(source_mime_type)
     ordered: dict[str, Producer] = {}
@@ -36,4 +43,7 @@ def assemble(
         if producer is None:
             raise LookupError(f"converter offers no producer for {mime_type}")
         ordered[mime_type] = producer
-    return ConversionResult(facts=facts, producers=ordered)
+    if segments is None:
+        plain = ordered.get(TEXT_PLAIN)
+        segments = (lambda: (Segment("", None, plain().decode("utf-8")),)) if plain else tuple
+    return ConversionResult(facts=facts, producers=ordered, segments=segments)

@@ -72,6 +72,20 @@ class Facts:
     metadata: Mapping[str, str] = field(default_factory=dict)
 
 
+@dataclass(frozen=True, slots=True)
+class Segment:
+    """A searchable piece of a document: one page, one section, or the whole.
+
+    ``part`` is the query naming it ("pages=3", "section=intro"), or "" for text
+    that belongs to the document itself (the text before the first heading, or a
+    source without headings or pages).
+    """
+
+    part: str
+    title: str | None
+    text: str
+
+
 Producer = Callable[[], bytes]
 
 
@@ -87,6 +101,8 @@ class ConversionResult:
 
     facts: Facts
     producers: Mapping[str, Producer]
+    # The text to search, page by page or section by section (empty: nothing to search).
+    segments: Callable[[], tuple[Segment, ...]] = tuple
 
     @property
     def formats(self) -> tuple[str, ...]:

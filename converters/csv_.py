@@ -42,7 +42,7 @@ class CsvConverter:
     """Converts delimited tables."""
 
     name = "csv"
-    version = "1"
+    version = "2"
 
     def accepts(self, mime_type: str, extension: str) -> bool:
         return base_mime_type(mime_type) in CSV_MIME_TYPES or extension in CSV_EXTENSIONS

@@ -13,6 +13,7 @@ from typing import Any
 
 from converters.base import Facts, OutlineEntry
 from converters.mdmodel import CodeBlock, Link, MarkdownDocument, Section, Table
+from converters.parts import outline_parts, pages_query, section_segments
 from converters.schema import DOCUMENT_SCHEMA_NAME
 
 #: Marks "no ``data`` member" (``None`` is a legitimate JSON value: null).
@@ -74,12 +75,25 @@ def document_dict(document: DocumentData) -> dict[str, Any]:
     if facts.page_count is not None:
         out["page_count"] = facts.page_count
     out["metadata"] = dict(facts.metadata)
-    out["outline"] = [_outline_entry(entry) for entry in facts.outline]
+    # Each outline entry, page and section names its part as a relative reference
+    # ("?pages=3"): resolved against the document's URI it is the part's URI (issue #10).
+    parts = outline_parts(facts.outline, facts.page_count if document.pages is not None else None)
+    out["outline"] = [_outline_entry(e, part) for e, part in zip(facts.outline, parts, strict=True)]
     if document.pages is not None:
-        out["pages"] = [{"number": page.number, "text": page.text} for page in document.pages]
+        out["pages"] = [
+            {
+                "number": page.number,
+                "text": page.text,
+                "part": f"?{pages_query(page.number, page.number)}",
+            }
+            for page in document.pages
+        ]
     if document.sections is not None:
+        segments = section_segments(document.sections)
         out["sections"] = [
-            {"heading": s.heading, "level": s.level, "text": s.text} for s in document.sections
+            {"heading": s.heading, "level": s.level, "text": s.text}
+            | ({"part": f"?{segment.part}"} if segment.part else {})
+            for s, segment in zip(document.sections, segments, strict=True)
         ]
     if document.links:
         out["links"] = [{"text": link.text, "href": link.href} for link in document.links]
@@ -94,8 +108,11 @@ def document_dict(document: DocumentData) -> dict[str, Any]:
     return out
 
 
-def _outline_entry(entry: OutlineEntry) -> Mapping[str, Any]:
-    return {"title": entry.title, "level": entry.level, "page": entry.page}
+def _outline_entry(entry: OutlineEntry, part: str | None) -> Mapping[str, Any]:
+    out: dict[str, Any] = {"title": entry.title, "level": entry.level, "page": entry.page}
+    if part is not None:
+        out["part"] = f"?{part}"
+    return out
 
 
 def _table(table: Table) -> Mapping[str, Any]:

@@ -22,6 +22,7 @@ from converters.document import document_json, from_markdown
 from converters.htmlmd import html_to_markdown
 from converters.markdown import markdown_facts
 from converters.mdmodel import parse_markdown
+from converters.parts import section_segments
 from converters.render import render_markdown_pdf
 from converters.textutil import check_size, decode_text, markdown_heading
 
@@ -35,7 +36,7 @@ class HtmlConverter:
     """Converts HTML pages."""
 
     name = "html"
-    version = "1"
+    version = "2"
 
     def accepts(self, mime_type: str, extension: str) -> bool:
         return base_mime_type(mime_type) in HTML_MIME_TYPES or extension in HTML_EXTENSIONS
@@ -87,4 +88,5 @@ def convert_html(
                 language=facts.language,
             ),
         },
+        lambda: section_segments(document.sections),
     )

@@ -23,6 +23,7 @@ from converters.base import (
 from converters.document import document_json, from_markdown
 from converters.mdmodel import MarkdownDocument, parse_markdown
 from converters.mdx import mdx_to_markdown
+from converters.parts import section_segments
 from converters.render import render_markdown_pdf
 from converters.textutil import check_size, decode_text, summarize
 
@@ -35,7 +36,7 @@ class MarkdownConverter:
     """Converts Markdown and MDX documents with markdown-it."""
 
     name = "markdown"
-    version = "1"
+    version = "2"
 
     def accepts(self, mime_type: str, extension: str) -> bool:
         return base_mime_type(mime_type) in MARKDOWN_MIME_TYPES or extension in MARKDOWN_EXTENSIONS
@@ -61,6 +62,7 @@ class MarkdownConverter:
                     language=facts.language,
                 ),
             },
+            lambda: section_segments(document.sections),
         )
 
 

@@ -34,6 +34,7 @@ from converters.base import (
 )
 from converters.document import DocumentData, Page, document_json
 from converters.mdmodel import parse_markdown
+from converters.parts import page_segments
 from converters.pdfglyphs import GlyphNames
 from converters.pdflayout import PageLayout, empty_layout, extract_layout, lay_out
 from converters.pdfmarkdown import pdf_markdown
@@ -62,7 +63,7 @@ class PdfConverter:
     """Converts PDF documents with pypdf (structure) and PDFium (page text)."""
 
     name = "pdf"
-    version = "2"
+    version = "3"
 
     def accepts(self, mime_type: str, extension: str) -> bool:
         return base_mime_type(mime_type) in _PDF_MIME_TYPES or extension == ".pdf"
@@ -109,6 +110,7 @@ class PdfConverter:
                 # Only asked for when the file came labelled as something else.
                 APPLICATION_PDF: lambda: data,
             },
+            lambda: page_segments(page_texts),
         )
 
 

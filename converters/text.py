@@ -20,6 +20,7 @@ from converters.base import (
 )
 from converters.document import document_json, from_markdown
 from converters.mdmodel import parse_markdown
+from converters.parts import section_segments
 from converters.render import render_markdown_pdf
 from converters.textutil import (
     check_size,
@@ -46,7 +47,7 @@ class TextConverter:
     """Converts plain text; the catch-all for ``text/*``."""
 
     name = "text"
-    version = "1"
+    version = "2"
 
     def accepts(self, mime_type: str, extension: str) -> bool:
         mime = base_mime_type(mime_type)
@@ -69,4 +70,5 @@ class TextConverter:
                 APPLICATION_JSON: lambda: document_json(from_markdown(facts, document)),
                 APPLICATION_PDF: lambda: render_markdown_pdf(markdown),
             },
+            lambda: section_segments(document.sections),
         )

@@ -32,9 +32,10 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from sqlalchemy import ColumnElement, func, select
-from sqlalchemy.orm import selectinload
+from sqlalchemy.orm import Session, selectinload
 
 from converters import APPLICATION_JSON, TEXT_MARKDOWN, TEXT_PLAIN, Facts
+from storage import search
 from storage.conversion import (
     BACKGROUND,
     URGENT,
@@ -427,6 +428,7 @@ class FormatBuilder:
                     stale.extend(v.store_key for v in outcome.variants)
                     continue
                 stale.extend(_apply(doc, task, outcome))
+                _search(session, doc, outcome)
                 changed.add(doc.uri)
                 if outcome.error_reason:
                     failures.append((doc.uri, outcome))
@@ -490,6 +492,15 @@ def _apply(doc: Document, task: ConversionTask, outcome: ConversionOutcome) -> l
         row.converter, row.converter_version = name, version
     kept = {r.store_key for r in doc.representations}
     return stale + [key for key in dropped if key not in kept]
+
+
+def _search(session: Session, doc: Document, outcome: ConversionOutcome) -> None:
+    """Keep the document's searchable text in step with its formats (issue #10): new text
+    replaces the old; a document left with no derived formats has none to search."""
+    if doc.state in (DocumentState.FAILED, DocumentState.ORIGINAL_ONLY):
+        search.clear_content(session, doc.id)
+    elif outcome.segments is not None:
+        search.replace_content(session, doc.id, outcome.segments)
 
 
 def _apply_facts(doc: Document, facts: Facts) -> None:

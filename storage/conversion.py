@@ -34,6 +34,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from converters import ConversionError, Facts, find_converter, offered_formats
+from converters.base import Segment
 from converters.detect import HEAD_BYTES, detect_mime
 from storage.shelves import FileBytes, NotRegularFile, OutsideShelf, Shelf
 from storage.store import RepresentationStore, store_key
@@ -82,6 +83,7 @@ class ConversionOutcome:
     converter: str | None = None  # "name:version"; None when no converter handles the type
     facts: Facts | None = None  # None: unchanged content, the index's facts still hold
     variants: tuple[StoredVariant, ...] = ()
+    segments: tuple[Segment, ...] | None = None  # the text to search; None: unchanged
     error_reason: str | None = None
     error_message: str | None = None
     missing: bool = False  # the file was gone (or no longer a regular file on the shelf)
@@ -136,6 +138,7 @@ def convert_file(task: ConversionTask, store: RepresentationStore) -> Conversion
         return found  # same bytes, same converter, every format stored: nothing to parse
     try:
         result = converter.convert(read.data, mime_type, filename)
+        segments = None if unchanged else result.segments()
         variants = []
         for representation in result.produce(wanted):
             key = store_key(sha, converter.name, converter.version, representation.mime_type)
@@ -151,7 +154,12 @@ def convert_file(task: ConversionTask, store: RepresentationStore) -> Conversion
         )
     except Exception as exc:  # a converter bug must not take the worker down
         return replace(found, error_reason="error", error_message=f"{type(exc).__name__}: {exc}")
-    return replace(found, facts=None if unchanged else result.facts, variants=tuple(variants))
+    return replace(
+        found,
+        facts=None if unchanged else result.facts,
+        variants=tuple(variants),
+        segments=segments,
+    )
 
 
 def _worker_main(connection: Connection, store_root: str, memory_bytes: int) -> None:

@@ -13,6 +13,7 @@ from sqlalchemy import (
     Index,
     Integer,
     LargeBinary,
+    SmallInteger,
     String,
     Text,
     TypeDecorator,
@@ -107,6 +108,23 @@ class Representation(Base):
     converter_version: Mapped[str] = mapped_column(String(32))
 
     document: Mapped[Document] = relationship(back_populates="representations")
+
+
+class SearchPart(Base):
+    """What full-text search looks through (``storage.search``, migration 0007): a document's
+    name row (``kind`` 0, kept by triggers) and a row per page or section (``kind`` 1).
+    The engines' own index (an FTS5 table, a tsvector column) is declared by the migration."""
+
+    __tablename__ = "search_parts"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    document_id: Mapped[int] = mapped_column(
+        ForeignKey("documents.id", ondelete="CASCADE"), index=True
+    )
+    kind: Mapped[int] = mapped_column(SmallInteger)
+    part: Mapped[str] = mapped_column(String(300))  # "pages=3", "section=setup" or ""
+    title: Mapped[str | None] = mapped_column(Text)
+    body: Mapped[str] = mapped_column(Text)
 
 
 class Job(Base):

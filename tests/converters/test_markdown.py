@@ -39,7 +39,13 @@ def test_resources_page_json_has_sections_tables_code_and_links(converted: Conve
     document = json.loads(converted(RESOURCES_PAGE).get("application/json").data)  # type: ignore[union-attr]
     headings = [section["heading"] for section in document["sections"]]
     assert "User Interaction Model" in headings and "Capabilities" in headings
-    assert document["outline"][0] == {"title": "User Interaction Model", "level": 2, "page": None}
+    # Each outline entry names its part as a reference relative to the document's URI.
+    assert document["outline"][0] == {
+        "title": "User Interaction Model",
+        "level": 2,
+        "page": None,
+        "part": "?section=user-interaction-model",
+    }
     languages = {block["language"] for block in document["code_blocks"]}
     assert "json" in languages
     assert any(

@@ -1,0 +1,297 @@
+"""Full-text search over the shelf: one interface, SQLite FTS5 or PostgreSQL underneath.
+
+What is searched lives in ``search_parts`` (migration 0007): a *name* row per
+document, written by database triggers as the document is catalogued (its
+path, title and description), and *content* rows, one per page or section,
+written here by the format builder once the document's text exists. A hit
+names the part that matched (``pages=3``, ``section=setup``) so that a client
+can read just that part.
+
+Queries are written for people and models, not in either engine's syntax:
+words (all must match; stemmed), ``"quoted phrases"`` and ``prefix*`` words.
+When every word together finds too little, the rest of the answer is made of
+documents matching any of them, still ranked (BM25 on SQLite, ``ts_rank_cd`` on
+PostgreSQL; a title counts more than body text).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import Connection, delete, insert, text
+from sqlalchemy.orm import Session
+
+from converters.base import Segment
+from storage.database import Database
+from storage.models import SearchPart
+
+NAME_ROW, CONTENT_ROW = 0, 1
+MAX_LIMIT = 50
+MAX_QUERY_CHARS = 500
+MAX_TERMS = 16
+# Hits per document in one answer: ten sections of one manual crowd out the other documents.
+PER_DOCUMENT = 3
+HIGHLIGHT = ("**", "**")  # Markdown bold: readable for models and people alike
+ELLIPSIS = "…"
+
+# A term: a quoted phrase, or a run of characters up to a space or a quote.
+_TERM = re.compile(r'"([^"]*)"?|([^\s"]+)')
+_WORD = re.compile(r"\w+", re.UNICODE)
+
+
+class InvalidQuery(ValueError):
+    """The query cannot be searched for; the message says what to change."""
+
+
+@dataclass(frozen=True, slots=True)
+class Term:
+    words: tuple[str, ...]
+    prefix: bool = False  # the last word is a prefix ("conf*")
+
+    @property
+    def phrase(self) -> bool:
+        return len(self.words) > 1
+
+
+def parse_query(query: str) -> tuple[Term, ...]:
+    """The terms of ``query``; :class:`InvalidQuery` if it has no word to search for.
+
+    Punctuation inside a bare word splits it into a phrase ("http-header" is the
+    phrase "http header", as both engines tokenize the text).
+    """
+    if len(query) > MAX_QUERY_CHARS:
+        raise InvalidQuery(f"the query is {len(query)} characters; at most {MAX_QUERY_CHARS}")
+    terms: list[Term] = []
+    for match in _TERM.finditer(query):
+        quoted, bare = match.groups()
+        raw = quoted if quoted is not None else bare
+        words = tuple(word.lower() for word in _WORD.findall(raw))
+        if not words:
+            continue
+        prefix = quoted is None and raw.endswith("*")
+        terms.append(Term(words, prefix))
+    if not terms:
+        raise InvalidQuery(
+            "the query has no words to search for; give one or more words, "
+            '"a quoted phrase" or a prefix*'
+        )
+    if len(terms) > MAX_TERMS:
+        raise InvalidQuery(f"the query has {len(terms)} terms; at most {MAX_TERMS}")
+    return tuple(terms)
+
+
+@dataclass(frozen=True, slots=True)
+class SearchHit:
+    """One matching page, section or document, best first."""
+
+    document_uri: str
+    part: str  # "" for the document as a whole
+    shelf: str
+    path: str
+    title: str  # the document's
+    mime_type: str
+    heading: str | None  # the section's heading or "Page N"; None for the document
+    snippet: str
+    score: float  # higher is better; comparable within one answer only
+    partial: bool = False  # matches some of the query's terms, not all
+
+    @property
+    def uri(self) -> str:
+        """The URI of what matched: the part, or the document."""
+        return f"{self.document_uri}?{self.part}" if self.part else self.document_uri
+
+
+@dataclass(frozen=True, slots=True)
+class Filters:
+    shelf: str | None = None
+    mime_type: str | None = None
+    path_prefix: str | None = None
+
+    def where(self) -> tuple[str, dict[str, Any]]:
+        clauses, params = [], {}
+        if self.shelf is not None:
+            clauses.append("d.shelf = :shelf")
+            params["shelf"] = self.shelf
+        if self.mime_type is not None:
+            clauses.append("d.mime_type = :mime_type")
+            params["mime_type"] = self.mime_type
+        if self.path_prefix:
+            clauses.append(r"d.path LIKE :path_prefix ESCAPE '\'")
+            escaped = re.sub(r"([\\%_])", r"\\\1", self.path_prefix)
+            params["path_prefix"] = escaped + "%"
+        return "".join(f" AND {clause}" for clause in clauses), params
+
+
+_HIT_COLUMNS = "d.uri, p.part, d.shelf, d.path, d.title, d.mime_type, p.kind, p.title AS heading"
+
+
+class SearchIndex:
+    """Ranked search over ``search_parts``, and the writes that keep it current."""
+
+    def __init__(self, database: Database) -> None:
+        self.database = database
+        self.dialect = database.engine.dialect.name
+
+    def search(
+        self,
+        query: str,
+        *,
+        filters: Filters | None = None,
+        limit: int = 10,
+        snippet_words: int = 16,
+    ) -> list[SearchHit]:
+        """The best ``limit`` hits for ``query`` (at most :data:`PER_DOCUMENT` per document)."""
+        terms = parse_query(query)
+        filters = filters or Filters()
+        limit = max(1, min(limit, MAX_LIMIT))
+        hits: list[SearchHit] = []
+        with self.database.engine.connect() as connection:
+            for every in (True, False) if len(terms) > 1 else (True,):
+                found = self._run(connection, terms, every, filters, limit, snippet_words)
+                hits = _merge(hits, found, limit)
+                if len(hits) >= limit:
+                    break
+        return hits
+
+    def _run(
+        self,
+        connection: Connection,
+        terms: Sequence[Term],
+        every: bool,
+        filters: Filters,
+        limit: int,
+        snippet_words: int,
+    ) -> list[SearchHit]:
+        where, params = filters.where()
+        # Enough candidates that the per-document cap still leaves ``limit`` hits.
+        params["candidates"] = limit * PER_DOCUMENT
+        if self.dialect == "sqlite":
+            params["match"] = fts5_query(terms, every)
+            params["snippet_words"] = snippet_words
+            sql = f"""
+                SELECT {_HIT_COLUMNS},
+                       snippet(search_fts, -1, '{HIGHLIGHT[0]}', '{HIGHLIGHT[1]}', '{ELLIPSIS}',
+                               :snippet_words) AS snippet,
+                       -bm25(search_fts, 4.0, 1.0) AS score
+                FROM search_fts
+                JOIN search_parts p ON p.id = search_fts.rowid
+                JOIN documents d ON d.id = p.document_id
+                WHERE search_fts MATCH :match{where}
+                ORDER BY bm25(search_fts, 4.0, 1.0)
+                LIMIT :candidates"""
+        else:
+            query_sql, query_params = tsquery(terms, every)
+            params.update(query_params)
+            params["headline"] = (
+                f"StartSel={HIGHLIGHT[0]}, StopSel={HIGHLIGHT[1]}, FragmentDelimiter={ELLIPSIS}, "
+                f"MaxWords={snippet_words}, MinWords={max(3, snippet_words // 2)}, MaxFragments=1"
+            )
+            # ts_headline re-parses the text: only the ranked candidates get one.
+            sql = f"""
+                WITH q AS (SELECT {query_sql} AS query),
+                ranked AS (
+                    SELECT p.id, ts_rank_cd(p.tsv, q.query) AS score
+                    FROM search_parts p JOIN documents d ON d.id = p.document_id, q
+                    WHERE p.tsv @@ q.query{where}
+                    ORDER BY score DESC
+                    LIMIT :candidates)
+                SELECT {_HIT_COLUMNS},
+                       ts_headline('english', p.body, q.query, :headline) AS snippet,
+                       ranked.score
+                FROM ranked JOIN search_parts p ON p.id = ranked.id
+                JOIN documents d ON d.id = p.document_id, q
+                ORDER BY ranked.score DESC"""
+        rows = connection.execute(text(sql), params).all()
+        return [
+            SearchHit(
+                document_uri=row.uri,
+                part=row.part,
+                shelf=row.shelf,
+                path=row.path,
+                title=row.title,
+                mime_type=row.mime_type,
+                heading=row.heading if row.kind == CONTENT_ROW else None,
+                snippet=_tidy(row.snippet),
+                score=float(row.score),
+                partial=not every,
+            )
+            for row in rows
+        ]
+
+
+def _merge(hits: list[SearchHit], found: Iterable[SearchHit], limit: int) -> list[SearchHit]:
+    """``hits`` then the new ones in order, each URI once and each document at most
+    :data:`PER_DOCUMENT` times, up to ``limit``."""
+    merged = list(hits)
+    seen = {hit.uri for hit in merged}
+    per_document: dict[str, int] = {}
+    for hit in merged:
+        per_document[hit.document_uri] = per_document.get(hit.document_uri, 0) + 1
+    for hit in found:
+        if len(merged) >= limit:
+            break
+        if hit.uri in seen or per_document.get(hit.document_uri, 0) >= PER_DOCUMENT:
+            continue
+        seen.add(hit.uri)
+        per_document[hit.document_uri] = per_document.get(hit.document_uri, 0) + 1
+        merged.append(hit)
+    return merged
+
+
+def _tidy(snippet: str | None) -> str:
+    return " ".join((snippet or "").split())
+
+
+def fts5_query(terms: Sequence[Term], every: bool) -> str:
+    """An FTS5 MATCH expression: every term a quoted string (no syntax gets through)."""
+    parts = []
+    for term in terms:
+        quoted = '"' + " ".join(term.words).replace('"', '""') + '"'
+        parts.append(quoted + ("*" if term.prefix else ""))
+    return (" AND " if every else " OR ").join(parts)
+
+
+def tsquery(terms: Sequence[Term], every: bool) -> tuple[str, dict[str, str]]:
+    """A PostgreSQL tsquery expression over bound parameters (no syntax gets through)."""
+    pieces, params = [], {}
+    for index, term in enumerate(terms):
+        name = f"term{index}"
+        if term.prefix:
+            # Prefix matching needs the lexeme syntax: the words are \\w+ only, so safe.
+            lexemes = [*term.words[:-1], f"{term.words[-1]}:*"]
+            params[name] = " <-> ".join(lexemes)
+            pieces.append(f"to_tsquery('english', :{name})")
+        else:
+            params[name] = " ".join(term.words)
+            pieces.append(f"phraseto_tsquery('english', :{name})")
+    return ("(" + (" && " if every else " || ").join(pieces) + ")"), params
+
+
+def replace_content(session: Session, document_id: int, segments: Sequence[Segment]) -> None:
+    """Make ``segments`` the document's searchable content (in the caller's transaction)."""
+    clear_content(session, document_id)
+    rows = [
+        {
+            "document_id": document_id,
+            "kind": CONTENT_ROW,
+            "part": segment.part,
+            "title": segment.title,
+            "body": segment.text,
+        }
+        for segment in segments
+        if segment.text.strip() or segment.title
+    ]
+    if rows:
+        session.execute(insert(SearchPart), rows)
+
+
+def clear_content(session: Session, document_id: int) -> None:
+    """Forget the document's content rows (its name row stays: it is still listed)."""
+    session.execute(
+        delete(SearchPart).where(
+            SearchPart.document_id == document_id, SearchPart.kind == CONTENT_ROW
+        )
+    )
