@@ -15,9 +15,13 @@ headings in the same way, so the names agree.
 
 from __future__ import annotations
 
+import io
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from urllib.parse import quote
+
+from pypdf import PdfReader, PdfWriter
 
 from converters.base import OutlineEntry, Segment
 from converters.mdmodel import Section, inline_text, markdown_parser
@@ -56,7 +60,8 @@ def pages_query(first: int, last: int) -> str:
 
 
 def section_query(slug: str) -> str:
-    return f"section={slug}"
+    """``section=`` and the slug as a URI writes it (UTF-8, percent-encoded)."""
+    return "section=" + quote(slug, safe="-_.~")
 
 
 def outline_parts(outline: Sequence[OutlineEntry], page_count: int | None) -> list[str | None]:
@@ -149,3 +154,19 @@ def pages_markdown(markdown: str, first: int, last: int) -> str | None:
     start = next((offset for number, offset in markers if number >= first), len(markdown))
     end = next((offset for number, offset in markers if number > last), len(markdown))
     return markdown[start:end].rstrip("\n") + "\n"
+
+
+def pdf_page_range(data: bytes, first: int, last: int) -> bytes:
+    """A PDF of pages ``first``..``last`` of ``data`` (pypdf copies the pages and what
+    they use; the document's metadata goes along)."""
+    reader = PdfReader(io.BytesIO(data), strict=False)
+    if reader.is_encrypted:
+        reader.decrypt("")
+    writer = PdfWriter()
+    for page in reader.pages[first - 1 : last]:
+        writer.add_page(page)
+    if reader.metadata:
+        writer.add_metadata({k: v for k, v in reader.metadata.items() if isinstance(v, str)})
+    out = io.BytesIO()
+    writer.write(out)
+    return out.getvalue()

@@ -57,6 +57,9 @@ class DocumentRecord:
     error_reason: str | None
     error_message: str | None
     derived: tuple[VariantRecord, ...]
+    # Headings or bookmarks as (title, level, page); read for single documents only
+    # (Catalog.get), not for listings.
+    outline: tuple[tuple[str, int, int | None], ...] = ()
 
     @property
     def original(self) -> VariantRecord:
@@ -101,7 +104,7 @@ _VARIANT_COLUMNS = (
 # The statements, built once: building one costs more than running it (SQLAlchemy's
 # coercions), and a built statement hits the compiled cache every time. Read through a
 # plain Connection: no ORM session, no unit of work, nothing to flush.
-_BY_URI = select(*_COLUMNS).where(Document.uri == bindparam("uri"))
+_BY_URI = select(*_COLUMNS, Document.facts).where(Document.uri == bindparam("uri"))
 _FIRST_PAGE = select(*_COLUMNS).order_by(Document.uri).limit(bindparam("limit"))
 _NEXT_PAGE = _FIRST_PAGE.where(Document.uri > bindparam("after"))
 _VARIANTS_OF_ONE = (
@@ -115,6 +118,23 @@ _VARIANTS_OF_MANY = (
     .order_by(Representation.id)
 )
 _COUNT = select(func.count(Document.id))
+_PATHS = (
+    select(Document.path)
+    .where(
+        Document.shelf == bindparam("shelf"),
+        Document.path >= bindparam("low"),
+        Document.path < bindparam("high"),
+    )
+    .order_by(Document.path)
+    .limit(bindparam("limit"))
+)
+_PATH_COUNT = select(func.count(Document.id)).where(
+    Document.shelf == bindparam("shelf"),
+    Document.path >= bindparam("low"),
+    Document.path < bindparam("high"),
+)
+# Above every character a path can hold: the upper bound of a prefix range.
+_PAST_PREFIX = "\U0010ffff"
 
 
 def _derived(
@@ -127,6 +147,20 @@ def _derived(
         offered = ()  # failed (or no converter): only what exists
     ordered = [stored.get(m) or VariantRecord(m, None, None, None) for m in offered]
     return (*ordered, *(v for m, v in stored.items() if m not in offered))
+
+
+def _without_facts(values: dict[str, Any]) -> dict[str, Any]:
+    """A row's values with its ``facts`` JSON (if read) turned into the record's outline."""
+    if "facts" not in values:
+        return values
+    facts = values.pop("facts")
+    outline = facts.get("outline") if isinstance(facts, dict) else None
+    values["outline"] = tuple(
+        (e["title"], int(e.get("level") or 1), e.get("page"))
+        for e in (outline if isinstance(outline, list) else ())
+        if isinstance(e, dict) and isinstance(e.get("title"), str)
+    )
+    return values
 
 
 class NotCached(LookupError):
@@ -166,7 +200,7 @@ class Catalog:
             variants[vid].append(VariantRecord(mime, size, sha, key))
         return [
             DocumentRecord(
-                **row._asdict(),
+                **_without_facts(row._asdict()),
                 derived=_derived(
                     row.mime_type,
                     row.name,
@@ -213,6 +247,15 @@ class Catalog:
                 if len(self._cache) > self.cache_size:
                     self._cache.popitem(last=False)
         return record
+
+    def paths(self, shelf: str, prefix: str, limit: int) -> tuple[list[str], int]:
+        """Up to ``limit`` paths on ``shelf`` starting with ``prefix``, in order, and how
+        many there are in all (a range scan of the (shelf, path) index, no LIKE escaping)."""
+        params = {"shelf": shelf, "low": prefix, "high": prefix + _PAST_PREFIX, "limit": limit}
+        with self.database.engine.connect() as connection:
+            paths = list(connection.scalars(_PATHS, params))
+            total = len(paths) if len(paths) < limit else connection.scalar(_PATH_COUNT, params)
+        return paths, int(total or 0)
 
     def count(self) -> int:
         with self.database.engine.connect() as connection:

@@ -206,3 +206,6 @@ class SessionSubscription(Base):
         ForeignKey("sessions.key", ondelete="CASCADE"), primary_key=True
     )
     uri: Mapped[str] = mapped_column(String(8192), primary_key=True)
+    # The document a part's subscriber follows (``uri`` up to its "?"): a change to the
+    # document reaches the subscribers of its parts too.
+    document_uri: Mapped[str] = mapped_column(String(8192), index=True)

@@ -235,7 +235,11 @@ class SessionTable:
                         _SUBSCRIPTIONS.c.session_key == key, _SUBSCRIPTIONS.c.uri == uri
                     )
                 )
-                connection.execute(insert(_SUBSCRIPTIONS).values(session_key=key, uri=uri))
+                connection.execute(
+                    insert(_SUBSCRIPTIONS).values(
+                        session_key=key, uri=uri, document_uri=uri.partition("?")[0]
+                    )
+                )
         except IntegrityError:  # the session went away meanwhile (foreign key)
             return False
         return True
@@ -249,14 +253,15 @@ class SessionTable:
             )
 
     def subscribed(self, keys: Collection[str], uris: Collection[str]) -> dict[str, set[str]]:
-        """Which of ``uris`` each of ``keys`` subscribes to (sessions with none left out)."""
+        """Which subscriptions each of ``keys`` has to ``uris`` or their parts (sessions with
+        none left out)."""
         found: dict[str, set[str]] = {}
         with self.database.engine.connect() as connection:
             for key_chunk in _chunks(keys):
                 for uri_chunk in _chunks(uris):
                     query = select(_SUBSCRIPTIONS.c.session_key, _SUBSCRIPTIONS.c.uri).where(
                         _SUBSCRIPTIONS.c.session_key.in_(key_chunk),
-                        _SUBSCRIPTIONS.c.uri.in_(uri_chunk),
+                        _SUBSCRIPTIONS.c.document_uri.in_(uri_chunk),
                     )
                     for key, uri in connection.execute(query):
                         found.setdefault(key, set()).add(uri)

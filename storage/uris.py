@@ -109,3 +109,9 @@ def parse_uri(uri: str) -> ResourceAddress:
     if address.uri != uri:  # also validates the shelf name and every segment
         raise InvalidUri(f"URI is not in canonical form (expected {address.uri!r})")
     return address
+
+
+def document_of(uri: str) -> str:
+    """The document a URI names: itself, or the document a part URI (``…?pages=3``) is
+    part of. A document URI holds no literal ``?``: a file name's is percent-encoded."""
+    return uri.partition("?")[0]

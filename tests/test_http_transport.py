@@ -108,7 +108,8 @@ def test_templates_2026_one_per_shelf(raw: RawClient) -> None:
     body = raw.modern("resources/templates/list").json()
     validate_response(MODERN, "ListResourceTemplatesResult", body)
     templates = body["result"]["resourceTemplates"]
-    assert [t["uriTemplate"] for t in templates] == ["docshelf://shelf/{+path}"]
+    # Issue #10: the form-style query names a part (pages of a PDF, a section).
+    assert [t["uriTemplate"] for t in templates] == ["docshelf://shelf/{+path}{?pages,section}"]
 
 
 def test_metadata_2026_answers_from_the_index(raw: RawClient) -> None:

@@ -97,7 +97,9 @@ async def test_sdk_sees_the_era_specific_not_found_code(
             await client.read_resource("docshelf://shelf/nope.md")
         assert caught.value.error.code == NOT_FOUND[era]
         templates = await client.list_resource_templates()
-    assert templates.resource_templates[0].uri_template == "docshelf://shelf/{+path}"
+    assert (
+        templates.resource_templates[0].uri_template == "docshelf://shelf/{+path}{?pages,section}"
+    )
 
 
 async def test_sdk_auto_mode_discovers_the_modern_era(shelf_server: RunningServer) -> None:

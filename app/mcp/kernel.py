@@ -444,8 +444,7 @@ class Kernel:
 
     def _subscribe(self, ctx: RequestContext, params: UriParams) -> dict[str, Any]:
         """2025-11-25 server/resources "Subscriptions": this URI's updates on the session stream."""
-        record = self.resources.require(ctx, params.uri)
-        ctx.session.subscribe(record.uri)
+        ctx.session.subscribe(self.resources.subscription_uri(ctx, params.uri))
         return {}
 
     def _unsubscribe(self, ctx: RequestContext, params: UnsubscribeParams) -> dict[str, Any]:

@@ -20,6 +20,7 @@ from app.mcp import wire
 from app.mcp.params import ListenParams
 from app.mcp.sessions import LegacySession
 from storage.events import ChangeSet, EventBus, Listener
+from storage.uris import document_of
 
 LIST_CHANGED = "notifications/resources/list_changed"
 UPDATED = "notifications/resources/updated"
@@ -41,7 +42,9 @@ def messages_for(
     messages = []
     if list_changed and changes.list_changed:
         messages.append(wire.notification(LIST_CHANGED, {"_meta": meta} if meta else None))
-    for uri in sorted((changes.changed | changes.removed) & set(watched)):
+    touched = changes.changed | changes.removed
+    # A part's subscriber hears about every change to its document, under the part's URI.
+    for uri in sorted(uri for uri in watched if document_of(uri) in touched):
         params: dict[str, Any] = {"uri": uri}
         if meta:
             params["_meta"] = meta

@@ -16,11 +16,12 @@ import threading
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
-from app.mcp import wire
+from app.mcp import parts, wire
 from app.mcp.context import RequestContext, WouldBlock
 from app.mcp.cursor import InvalidCursor, decode_cursor, encode_cursor
 from app.mcp.params import PageParams, UriParams
 from app.negotiation import Features, Role, Variant, negotiate
+from converters import ConversionError
 from converters.detect import is_textual
 from storage.builder import FormatBuilder
 from storage.catalog import Catalog, DocumentRecord, NotCached, VariantRecord
@@ -131,6 +132,7 @@ class ResourceService:
             tuple[DocumentRecord, tuple[VariantRecord, ...], tuple[dict[str, str], ...]],
         ] = {}
         self._negotiated_lock = threading.Lock()
+        self._parts_cache = parts.PartCache()
 
     def require(self, ctx: RequestContext, uri: str) -> DocumentRecord:
         """The indexed document at ``uri``; the era's resource-not-found error if none.
@@ -208,10 +210,16 @@ class ResourceService:
         return {
             "resourceTemplates": [
                 {
-                    "uriTemplate": f"docshelf://{name}/{{+path}}",
+                    # RFC 6570: {+path} keeps the path's slashes; {?pages,section} is the
+                    # form-style query that names a part (app.mcp.parts).
+                    "uriTemplate": f"docshelf://{name}/{{+path}}{{?pages,section}}",
                     "name": name,
                     "title": f"Shelf {name}",
-                    "description": f"Any document on the {name!r} shelf, by its path on the shelf",
+                    "description": (
+                        f"Any document on the {name!r} shelf, by its path on the shelf; "
+                        "?pages=3 or ?pages=3-5 (at most 50) for pages of a PDF, "
+                        "?section=slug for the section under a heading"
+                    ),
                 }
                 for name in sorted(self.shelves)
             ]
@@ -219,13 +227,21 @@ class ResourceService:
 
     def metadata(self, ctx: RequestContext, params: UriParams) -> dict[str, Any]:
         """SEP §2 ``resources/metadata``: one Resource per representation, from the index only."""
+        if "?" in params.uri:
+            return self._part_metadata(ctx, params.uri)
         record = self.require(ctx, params.uri)
         variants, omitted = self.variants(ctx, record)
-        return _with_omissions(
-            {"metadata": [resource_object(record, v) for v in variants]}, omitted
-        )
+        described = [resource_object(record, v) for v in variants]
+        # Issue #10: the document's _meta says how to address its pages and sections.
+        addressable = parts.document_parts(record)
+        if addressable is not None:
+            for resource in described:
+                resource["_meta"][wire.META_DOCSHELF]["parts"] = addressable
+        return _with_omissions({"metadata": described}, omitted)
 
     def read(self, ctx: RequestContext, params: UriParams) -> dict[str, Any]:
+        if "?" in params.uri:
+            return self._read_part(ctx, params.uri)
         record = self.require(ctx, params.uri)
         variants, omitted = self.variants(ctx, record)
         if record.pending or not all(v.built for v in variants):
@@ -366,6 +382,126 @@ class ResourceService:
             raise wire.McpError(
                 wire.INTERNAL_ERROR, f"Cannot read {record.uri}: {exc.strerror}"
             ) from exc
+
+    # -- parts (app.mcp.parts) ----------------------------------------------------------------
+
+    def require_part(self, ctx: RequestContext, uri: str) -> parts.Part:
+        """The part ``uri`` names; the era's resource-not-found error, with the reason in
+        ``data``, if its document or the part does not exist (decided from the index)."""
+        document_uri, query = parts.split_uri(uri)
+        record = self.require(ctx, document_uri)
+        try:
+            return parts.check(record, parts.parse_query(query or ""), uri)
+        except parts.PartNotFound as exc:
+            error = ctx.era.resource_not_found(uri)
+            error.data = {"uri": uri, "reason": exc.reason}
+            raise error from None
+
+    def subscription_uri(self, ctx: RequestContext, uri: str) -> str:
+        """What ``resources/subscribe`` keeps for ``uri``: the document's URI, or a part's
+        (its subscriber hears about every change to the document)."""
+        return self.require_part(ctx, uri).uri if "?" in uri else self.require(ctx, uri).uri
+
+    def _part_variants(
+        self, ctx: RequestContext, part: parts.Part
+    ) -> tuple[builtins.list[str], builtins.list[dict[str, str]]]:
+        """The part's formats in negotiated order, and those left out. A part's format is the
+        document's original role when it has the original's type (a PDF's pages, a Markdown
+        file's section)."""
+        candidates = [
+            Variant(
+                mime,
+                Role.ORIGINAL if mime == part.document.mime_type else ROLE_BY_MIME[mime],
+                0,
+                not is_textual(mime),
+            )
+            for mime in parts.PART_FORMATS
+        ]
+        candidates.sort(key=lambda v: v.role is not Role.ORIGINAL)
+        selection = negotiate(candidates, ctx.features, binary_cap=self.binary_cap)
+        omitted = [{"mimeType": o.mime_type, "reason": o.reason} for o in selection.omitted]
+        return [v.mime_type for v in selection.variants], omitted
+
+    def _part_resource(self, part: parts.Part, mime_type: str) -> dict[str, Any]:
+        record = part.document
+        return {
+            "uri": part.uri,
+            "name": f"{record.path}?{part.query.query}",
+            "title": part.title,
+            "mimeType": mime_type,
+            "annotations": {"lastModified": _iso(record)},
+            "_meta": {
+                wire.META_DOCSHELF: {"shelf": record.shelf, "path": record.path, "part": part.meta}
+            },
+        }
+
+    def _part_metadata(self, ctx: RequestContext, uri: str) -> dict[str, Any]:
+        part = self.require_part(ctx, uri)
+        formats, omitted = self._part_variants(ctx, part)
+        return _with_omissions(
+            {"metadata": [self._part_resource(part, mime) for mime in formats]}, omitted
+        )
+
+    def _read_part(self, ctx: RequestContext, uri: str) -> dict[str, Any]:
+        if not ctx.may_block:
+            raise WouldBlock  # parts are made from files: a worker thread's job
+        part = self.require_part(ctx, uri)
+        record = part.document
+        formats, omitted = self._part_variants(ctx, part)
+        if record.pending or any(not v.built for v in record.derived if v.mime_type in _SOURCES):
+            needed = [v.mime_type for v in record.derived if v.mime_type in _SOURCES]
+            self.builder.ensure(record.id, needed, timeout=self.build_timeout_s)
+            record = self.require(ctx, record.uri)
+            part = parts.Part(record, part.query, part.uri, part.title)
+
+        def load(mime_type: str) -> bytes:
+            if mime_type == record.mime_type:
+                return self._load_original(ctx, record)
+            variant = next((v for v in record.derived if v.mime_type == mime_type), None)
+            if variant is None or not variant.built:
+                raise parts.PartNotFound(f"{record.path} has no {mime_type} format to cut from")
+            return self._load(ctx, record, variant)
+
+        made = parts.producers(part, load)
+        contents: builtins.list[dict[str, Any]] = []
+        total = 0
+        try:
+            for mime in formats:
+                data = self._parts_cache.get((record.id, record.sha256, uri, mime))
+                if data is None:
+                    data = made[mime]()
+                    self._parts_cache.put((record.id, record.sha256, uri, mime), data)
+                if total + len(data) > self.max_read_bytes:
+                    omitted.append(
+                        {
+                            "mimeType": mime,
+                            "reason": f"{_mb(len(data))} would take this read "
+                            f"over its {_mb(self.max_read_bytes)} cap",
+                        }
+                    )
+                    continue
+                total += len(data)
+                entry = self._part_resource(part, mime)
+                entry["size"] = len(data)
+                if is_textual(mime):
+                    entry["text"] = data.decode("utf-8")
+                else:
+                    entry["blob"] = base64.b64encode(data).decode("ascii")
+                contents.append(entry)
+        except parts.PartNotFound as exc:
+            error = ctx.era.resource_not_found(uri)
+            error.data = {"uri": uri, "reason": exc.reason}
+            raise error from None
+        except ConversionError as exc:
+            raise wire.McpError(
+                wire.INTERNAL_ERROR,
+                f"Cannot make {uri}: {exc.message}",
+                {"uri": uri, "reason": exc.reason},
+            ) from exc
+        return _with_omissions({"contents": contents}, omitted)
+
+
+_SOURCES = frozenset(parts.SOURCE_FORMATS)
 
 
 def _mb(size: int) -> str:

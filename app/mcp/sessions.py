@@ -61,6 +61,7 @@ from app.negotiation import NO_FEATURES, Features, parse_features
 from storage.events import ChangeSet, EventBus, Listener
 from storage.jobs import process_owner
 from storage.sessions import SessionRow, SessionsFull, SessionTable, session_key
+from storage.uris import document_of
 
 log = logging.getLogger(__name__)
 
@@ -396,4 +397,5 @@ class SessionRegistry:
             return
         found = self.table.subscribed(held, uris)
         for key, session in held.items():
-            session.subscriptions = (session.subscriptions - uris) | found.get(key, set())
+            kept = {uri for uri in session.subscriptions if document_of(uri) not in uris}
+            session.subscriptions = frozenset(kept | found.get(key, set()))
