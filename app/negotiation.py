@@ -36,12 +36,14 @@ __all__ = [
     "Role",
     "Selection",
     "Tag",
+    "ToolResultStyle",
     "Variant",
     "describe",
     "negotiate",
     "parse_features",
     "parse_tag",
     "shapes_output",
+    "tool_result_style",
 ]
 
 _log = logging.getLogger(__name__)
@@ -551,6 +553,32 @@ def describe(features: Features, *, binary_cap: int = DEFAULT_BINARY_CAP) -> str
                 f"; binary variants over {_size(binary_cap)} are left out unless verbosity=verbose"
             )
     return f"Content negotiation: {tags} — resources/read {outcome}."
+
+
+@dataclass(frozen=True, slots=True)
+class ToolResultStyle:
+    """How a tool result is shaped for a client (SEP "Tool Results"): an agent or a
+    ``format=json`` client gets the structured result first, a human or ``format=markdown``
+    client a readable Markdown text first; ``verbosity=compact`` asks for less of it."""
+
+    structured_first: bool
+    compact: bool
+
+
+def tool_result_style(features: Features) -> ToolResultStyle:
+    """The style for ``features``; the first tag that names an audience or format wins."""
+    structured_first = False
+    if features.declared:
+        for tag in features.tags:
+            if tag.negated:
+                continue
+            if tag.name in ("agent", "human") and tag.value is None:
+                structured_first = tag.name == "agent"
+                break
+            if tag.name == "format" and tag.value in ("json", "markdown", "text"):
+                structured_first = tag.value == "json"
+                break
+    return ToolResultStyle(structured_first, compact=features.value("verbosity") == "compact")
 
 
 def _join(words: Sequence[str], last: str = "and") -> str:

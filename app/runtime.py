@@ -21,6 +21,7 @@ from app import metrics
 from app.mcp.kernel import Kernel
 from app.mcp.resources import ResourceService
 from app.mcp.sessions import SessionRegistry
+from app.mcp.tools import ToolService
 from app.settings import Settings
 from storage.builder import FormatBuilder, Progress
 from storage.catalog import Catalog
@@ -30,6 +31,7 @@ from storage.database import Database
 from storage.events import EventBus
 from storage.indexer import Indexer, IndexReport
 from storage.jobs import JobRunner
+from storage.search import SearchIndex
 from storage.sessions import SessionTable
 from storage.shelves import IgnoreRules, make_shelves
 from storage.store import RepresentationStore
@@ -49,7 +51,9 @@ class EventLike(Protocol):
 INSTRUCTIONS = (
     "docshelf serves a folder of documents as resources. Each resources/read returns the same "
     "document in several formats (the original, Markdown, plain text, JSON and PDF) as entries "
-    "of contents[] sharing one URI; resources/metadata gives their sizes without the content."
+    "of contents[] sharing one URI; resources/metadata gives their sizes without the content. "
+    "To find the right page, call search_documents; read just a part of a long document with "
+    "?pages=3-5 (PDF) or ?section=slug (headings) after its URI, or with read_document."
 )
 
 
@@ -155,7 +159,11 @@ class Runtime:
             catalogued=cast(threading.Event, self.readiness.catalogued),
         )
         self.kernel = Kernel(
-            self.resources, self.bus, instructions=INSTRUCTIONS, keepalive_s=settings.keepalive_s
+            self.resources,
+            ToolService(self.resources, SearchIndex(self.database)),
+            self.bus,
+            instructions=INSTRUCTIONS,
+            keepalive_s=settings.keepalive_s,
         )
         # 2025-era HTTP sessions, in the database: every serving process knows every one.
         self.sessions = SessionRegistry(

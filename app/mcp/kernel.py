@@ -28,6 +28,7 @@ import anyio
 
 from app import metrics
 from app.mcp import codec, wire
+from app.mcp.completion import Completer
 from app.mcp.context import (
     LEGACY,
     MODERN,
@@ -41,6 +42,8 @@ from app.mcp.context import (
 )
 from app.mcp.notifications import listen, session_stream
 from app.mcp.params import (
+    CallToolParams,
+    CompleteParams,
     InitializeParams,
     ListenParams,
     NoParams,
@@ -51,6 +54,7 @@ from app.mcp.params import (
 )
 from app.mcp.resources import ResourceService
 from app.mcp.sessions import LegacySession, Peer
+from app.mcp.tools import ToolService
 from app.negotiation import EXTENSION_ID, describe, parse_features
 from storage.events import EventBus
 
@@ -215,9 +219,16 @@ def _to_store(name: str, value: object) -> bytes:
 
 class Kernel:
     def __init__(
-        self, resources: ResourceService, bus: EventBus, *, instructions: str, keepalive_s: float
+        self,
+        resources: ResourceService,
+        tools: ToolService,
+        bus: EventBus,
+        *,
+        instructions: str,
+        keepalive_s: float,
     ) -> None:
         self.resources = resources
+        completer = Completer(resources)
         self.bus = bus
         self.instructions = instructions
         self.keepalive_s = keepalive_s
@@ -237,6 +248,11 @@ class Kernel:
             "resources/unsubscribe": Method(
                 self._unsubscribe, UnsubscribeParams, Blocking.ALWAYS, legacy_only
             ),
+            # server/tools; a search is a query every time, a read may be answered from memory.
+            "tools/list": Method(tools.list, PageParams, Blocking.NEVER),
+            "tools/call": Method(tools.call, CallToolParams, Blocking.ALWAYS),
+            # server/utilities/completion, for the shelves' resource template.
+            "completion/complete": Method(completer.complete, CompleteParams, Blocking.MAYBE),
         }
         # Method labels for /metrics: the table plus what the kernel answers itself; anything
         # else is "other", so clients cannot create series at will.
@@ -247,6 +263,9 @@ class Kernel:
         return {
             # The watcher and reindex jobs publish changes: both notifications work.
             "resources": {"subscribe": True, "listChanged": True},
+            # search_documents and read_document; the list never changes while serving.
+            "tools": {"listChanged": False},
+            "completions": {},
             # Content negotiation SEP: servers advertise an empty settings object.
             "extensions": {EXTENSION_ID: {}},
         }

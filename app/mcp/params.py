@@ -132,3 +132,62 @@ class ListenParams:
         if self.resource_subscriptions:
             honored["resourceSubscriptions"] = list(self.resource_subscriptions)
         return honored
+
+
+@dataclass(frozen=True, slots=True)
+class CallToolParams:
+    """``tools/call`` (server/tools "Calling Tools"): the tool's name and its arguments.
+    The arguments are checked by the tool itself: a wrong one is a tool error the model
+    can read (``isError``), not a protocol error."""
+
+    name: str
+    arguments: dict[str, Any]
+
+    @classmethod
+    def parse(cls, method: str, params: Mapping[str, Any]) -> CallToolParams:
+        name = params.get("name")
+        if not isinstance(name, str) or not name:
+            raise _invalid("tools/call: params.name must be a non-empty string")
+        arguments = params.get("arguments", {})
+        if arguments is None:
+            arguments = {}
+        if not isinstance(arguments, dict):
+            raise _invalid("tools/call: params.arguments must be an object")
+        return cls(name, arguments)
+
+
+@dataclass(frozen=True, slots=True)
+class CompleteParams:
+    """``completion/complete`` (server/utilities/completion) for a resource template."""
+
+    template: str
+    argument: str
+    value: str
+    context: dict[str, str]
+
+    @classmethod
+    def parse(cls, method: str, params: Mapping[str, Any]) -> CompleteParams:
+        ref = params.get("ref")
+        if not isinstance(ref, dict) or not isinstance(ref.get("type"), str):
+            raise _invalid("completion/complete: params.ref must be an object with a type")
+        if ref["type"] != "ref/resource":
+            raise _invalid(
+                f"completion/complete: this server has no prompts; ref type {ref['type']!r} "
+                "cannot be completed (use ref/resource with a resource template URI)"
+            )
+        template = ref.get("uri")
+        if not isinstance(template, str):
+            raise _invalid("completion/complete: params.ref.uri must be a string")
+        argument = params.get("argument")
+        if (
+            not isinstance(argument, dict)
+            or not isinstance(argument.get("name"), str)
+            or not isinstance(argument.get("value"), str)
+        ):
+            raise _invalid("completion/complete: params.argument must have a string name and value")
+        context = params.get("context") or {}
+        arguments = context.get("arguments") if isinstance(context, dict) else None
+        known = {
+            k: v for k, v in (arguments or {}).items() if isinstance(k, str) and isinstance(v, str)
+        }
+        return cls(template, argument["name"], argument["value"], known)

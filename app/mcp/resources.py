@@ -37,6 +37,8 @@ ROLE_BY_MIME = {
     "application/pdf": Role.PDF,
 }
 META_OMITTED = "dev.docshelf/omitted"
+#: ``read_formats(pick=BEST)``: only the format negotiation puts first.
+BEST = "best"
 
 log = logging.getLogger(__name__)
 # A read above this many bytes takes one of the few large-read slots.
@@ -240,18 +242,26 @@ class ResourceService:
         return _with_omissions({"metadata": described}, omitted)
 
     def read(self, ctx: RequestContext, params: UriParams) -> dict[str, Any]:
-        if "?" in params.uri:
-            return self._read_part(ctx, params.uri)
-        record = self.require(ctx, params.uri)
-        variants, omitted = self.variants(ctx, record)
+        return self.read_formats(ctx, params.uri)
+
+    def read_formats(
+        self, ctx: RequestContext, uri: str, pick: str | None = None
+    ) -> dict[str, Any]:
+        """A ``resources/read`` result for a document or a part: every negotiated format,
+        or only one (``pick``: a MIME type, or :data:`BEST` for the negotiated first).
+        A MIME type the document is not offered in is -32602 naming the ones it is."""
+        if "?" in uri:
+            return self._read_part(ctx, uri, pick)
+        record = self.require(ctx, uri)
+        variants, omitted = self._picked(record, *self.variants(ctx, record), pick)
         if record.pending or not all(v.built for v in variants):
             if not ctx.may_block:
                 raise WouldBlock
             # Formats not built yet are built now, ahead of the queue (DESIGN D11, D12).
             needed = [v.mime_type for v in variants if not v.original]
             self.builder.ensure(record.id, needed, timeout=self.build_timeout_s)
-            record = self.require(ctx, params.uri)
-            variants, omitted = self.variants(ctx, record)
+            record = self.require(ctx, uri)
+            variants, omitted = self._picked(record, *self.variants(ctx, record), pick)
             variants = [v for v in variants if v.built]  # what failed is in _meta's error
         fitting, over_cap = self._fit(record, variants)
         omitted.extend(over_cap)
@@ -261,6 +271,22 @@ class ResourceService:
         with self._read_slot(size):
             contents = self._contents(ctx, record, fitting)
         return _with_omissions({"contents": contents}, omitted)
+
+    def _picked(
+        self,
+        record: DocumentRecord,
+        negotiated: builtins.list[VariantRecord],
+        omitted: builtins.list[dict[str, str]],
+        pick: str | None,
+    ) -> tuple[builtins.list[VariantRecord], builtins.list[dict[str, str]]]:
+        if pick is None:
+            return negotiated, omitted
+        if pick == BEST:
+            return negotiated[:1], []
+        chosen = [v for v in record.variants if v.mime_type == pick]
+        if not chosen:
+            raise format_unavailable(record.uri, pick, [v.mime_type for v in record.variants])
+        return chosen, []
 
     @contextlib.contextmanager
     def _read_slot(self, size: int) -> Iterator[None]:
@@ -442,12 +468,18 @@ class ResourceService:
             {"metadata": [self._part_resource(part, mime) for mime in formats]}, omitted
         )
 
-    def _read_part(self, ctx: RequestContext, uri: str) -> dict[str, Any]:
+    def _read_part(self, ctx: RequestContext, uri: str, pick: str | None) -> dict[str, Any]:
         if not ctx.may_block:
             raise WouldBlock  # parts are made from files: a worker thread's job
         part = self.require_part(ctx, uri)
         record = part.document
         formats, omitted = self._part_variants(ctx, part)
+        if pick == BEST:
+            formats, omitted = formats[:1], []
+        elif pick is not None:
+            if pick not in parts.PART_FORMATS:
+                raise format_unavailable(uri, pick, builtins.list(parts.PART_FORMATS))
+            formats, omitted = [pick], []
         if record.pending or any(not v.built for v in record.derived if v.mime_type in _SOURCES):
             needed = [v.mime_type for v in record.derived if v.mime_type in _SOURCES]
             self.builder.ensure(record.id, needed, timeout=self.build_timeout_s)
@@ -502,6 +534,14 @@ class ResourceService:
 
 
 _SOURCES = frozenset(parts.SOURCE_FORMATS)
+
+
+def format_unavailable(uri: str, mime_type: str, offered: Sequence[str]) -> wire.McpError:
+    return wire.McpError(
+        wire.INVALID_PARAMS,
+        f"{uri} is not offered as {mime_type}; it is offered as {', '.join(offered)}",
+        {"uri": uri, "mimeType": mime_type, "offered": builtins.list(offered)},
+    )
 
 
 def _mb(size: int) -> str:
