@@ -75,6 +75,10 @@ def request_headers(scope: Scope) -> dict[str, str]:
     scope for whoever asks next (the origin guard, then the endpoint)."""
     headers: dict[str, str] | None = scope.get("docshelf.headers")
     if headers is None:
-        headers = {k.decode("latin-1"): v.decode("latin-1") for k, v in scope["headers"]}
+        # RFC 9110 §5.5: a field value has no leading or trailing whitespace (OWS is not
+        # part of it); a server may see it padded anyway ("Mcp-Name:  search_documents ").
+        headers = {
+            k.decode("latin-1"): v.decode("latin-1").strip(" \t") for k, v in scope["headers"]
+        }
         scope["docshelf.headers"] = headers
     return headers
