@@ -2,7 +2,7 @@
 
 What is searched lives in ``search_parts`` (migration 0007): a *name* row per
 document, written by database triggers as the document is catalogued (its
-path, title and description), and *content* rows, one per page or section,
+title and path), and *content* rows, one per page or section,
 written here by the format builder once the document's text exists. A hit
 names the part that matched (``pages=3``, ``section=setup``) so that a client
 can read just that part.
@@ -171,9 +171,10 @@ class SearchIndex:
         if self.dialect == "sqlite":
             params["match"] = fts5_query(terms, every)
             params["snippet_words"] = snippet_words
+            # The snippet is of the body: a heading that matched is shown in the hit already.
             sql = f"""
                 SELECT {_HIT_COLUMNS},
-                       snippet(search_fts, -1, '{HIGHLIGHT[0]}', '{HIGHLIGHT[1]}', '{ELLIPSIS}',
+                       snippet(search_fts, 1, '{HIGHLIGHT[0]}', '{HIGHLIGHT[1]}', '{ELLIPSIS}',
                                :snippet_words) AS snippet,
                        -bm25(search_fts, 4.0, 1.0) AS score
                 FROM search_fts

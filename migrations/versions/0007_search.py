@@ -1,7 +1,7 @@
 """The full-text index (issue #10): SQLite FTS5, or PostgreSQL tsvector with GIN.
 
 ``search_parts`` holds what is searched: for every document one *name* row (its
-path and title, written by triggers on ``documents``, so a document is findable
+title and path, written by triggers on ``documents``, so a document is findable
 the moment it is catalogued) and, once its text exists, one *content* row per
 page or section (written by the format builder, ``storage.search``). Rows go
 with their document (``ON DELETE CASCADE``).
@@ -46,23 +46,21 @@ _SQLITE = [
     END""",
     """CREATE TRIGGER documents_search_ai AFTER INSERT ON documents BEGIN
         INSERT INTO search_parts(document_id, kind, part, title, body)
-        VALUES (new.id, 0, '', new.title, new.path || ' ' || coalesce(new.description, ''));
+        VALUES (new.id, 0, '', new.title, new.path);
     END""",
-    """CREATE TRIGGER documents_search_au AFTER UPDATE OF title, path, description ON documents
+    """CREATE TRIGGER documents_search_au AFTER UPDATE OF title, path ON documents
     BEGIN
         UPDATE search_parts
-        SET title = new.title, body = new.path || ' ' || coalesce(new.description, '')
+        SET title = new.title, body = new.path
         WHERE document_id = new.id AND kind = 0;
     END""",
     """INSERT INTO search_parts(document_id, kind, part, title, body)
-        SELECT id, 0, '', title, path || ' ' || coalesce(description, '') FROM documents""",
+        SELECT id, 0, '', title, path FROM documents""",
 ]
 
 # PostgreSQL's parser reads "guides/report.pdf" as one file-path token: the name row
 # spells the path's words out.
-_PG_NAME_BODY = (
-    "regexp_replace(new.path, '[/._-]+', ' ', 'g') || ' ' || coalesce(new.description, '')"
-)
+_PG_NAME_BODY = "regexp_replace(new.path, '[/._-]+', ' ', 'g')"
 _POSTGRES = [
     """ALTER TABLE search_parts ADD COLUMN tsv tsvector GENERATED ALWAYS AS (
         setweight(to_tsvector('english', coalesce(title, '')), 'A')
@@ -81,11 +79,11 @@ _POSTGRES = [
     END $$""",
     """CREATE TRIGGER documents_search_ai AFTER INSERT ON documents
         FOR EACH ROW EXECUTE FUNCTION documents_search_name()""",
-    """CREATE TRIGGER documents_search_au AFTER UPDATE OF title, path, description ON documents
+    """CREATE TRIGGER documents_search_au AFTER UPDATE OF title, path ON documents
         FOR EACH ROW EXECUTE FUNCTION documents_search_name()""",
     """INSERT INTO search_parts(document_id, kind, part, title, body)
         SELECT id, 0, '', title,
-               regexp_replace(path, '[/._-]+', ' ', 'g') || ' ' || coalesce(description, '')
+               regexp_replace(path, '[/._-]+', ' ', 'g')
         FROM documents""",
 ]
 
