@@ -49,8 +49,16 @@ METHODS = [
     "notifications/initialized",
     "notifications/cancelled",
     "tools/list",
+    "tools/call",
+    "completion/complete",
 ]
-URIS = ["docshelf://shelf/notes.txt", "docshelf://shelf/guide.md", "docshelf://shelf/../x"]
+URIS = [
+    "docshelf://shelf/notes.txt",
+    "docshelf://shelf/guide.md",
+    "docshelf://shelf/../x",
+    "docshelf://shelf/guides/field-guide.md?section=field-guide",
+    "docshelf://shelf/papers/pdflatex-4-pages.pdf?pages=2-9",
+]
 MISSING: Any = object()  # a field left out
 
 
@@ -104,6 +112,21 @@ params = (
                 },
             ),
             "requestId": request_ids,
+            # tools/call and completion/complete
+            "name": st.sampled_from(["search_documents", "read_document"]) | json_values,
+            "arguments": json_values
+            | st.fixed_dictionaries(
+                {},
+                optional={
+                    "query": json_values,
+                    "uri": st.sampled_from(URIS) | json_values,
+                    "limit": json_values,
+                    "format": json_values,
+                },
+            ),
+            "ref": json_values
+            | st.just({"type": "ref/resource", "uri": "docshelf://shelf/{+path}{?pages,section}"}),
+            "argument": json_values,
         },
     )
 )
