@@ -111,7 +111,8 @@ class Filters:
     path_prefix: str | None = None
 
     def where(self) -> tuple[str, dict[str, Any]]:
-        clauses, params = [], {}
+        clauses: list[str] = []
+        params: dict[str, Any] = {}
         if self.shelf is not None:
             clauses.append("d.shelf = :shelf")
             params["shelf"] = self.shelf
@@ -119,9 +120,11 @@ class Filters:
             clauses.append("d.mime_type = :mime_type")
             params["mime_type"] = self.mime_type
         if self.path_prefix:
-            clauses.append(r"d.path LIKE :path_prefix ESCAPE '\'")
-            escaped = re.sub(r"([\\%_])", r"\\\1", self.path_prefix)
-            params["path_prefix"] = escaped + "%"
+            # The path's own first characters, not LIKE: SQLite's LIKE ignores ASCII case
+            # (PostgreSQL's does not), and a path is case-sensitive, as in the URIs.
+            clauses.append("substr(d.path, 1, :path_prefix_length) = :path_prefix")
+            params["path_prefix"] = self.path_prefix
+            params["path_prefix_length"] = len(self.path_prefix)
         return "".join(f" AND {clause}" for clause in clauses), params
 
 

@@ -13,12 +13,11 @@ from mcp.shared.exceptions import MCPError
 
 from tests.support.schema import validate
 from tests.support.sdk import RichReadResult, http_client, read_metadata, stdio_client
-from tests.support.servers import LEGACY, MODERN, RunningServer
+from tests.support.servers import LEGACY, MODERN, NOT_FOUND, RunningServer
 
 pytestmark = pytest.mark.anyio
 
 ERAS = [MODERN, LEGACY]
-NOT_FOUND = {MODERN: -32602, LEGACY: -32002}
 
 
 async def list_all(client: Client) -> list[types.Resource]:

@@ -10,7 +10,7 @@ from mcp.client import ClientExtension, advertise
 from mcp.client.stdio import StdioServerParameters
 from pydantic import ConfigDict, TypeAdapter
 
-from tests.support.servers import child_env, docshelf_command
+from tests.support.servers import LEGACY, child_env, docshelf_command
 
 
 class MetadataParams(types.RequestParams):
@@ -79,9 +79,13 @@ def content_negotiation(features: list[Any], version: Any = "1.0") -> ClientExte
     return advertise(CONTENT_NEGOTIATION, {"version": version, "features": features})
 
 
+def sdk_mode(era: str) -> str:
+    """The SDK ``Client`` mode that speaks ``era``: its 2025-11-25 mode is called "legacy"."""
+    return "legacy" if era == LEGACY else era
+
+
 def http_client(url: str, era: str, **kwargs: Any) -> Client:
-    mode = "legacy" if era == "2025-11-25" else era
-    return Client(url, mode=mode, cache=None, **kwargs)
+    return Client(url, mode=sdk_mode(era), cache=None, **kwargs)
 
 
 def stdio_client(shelf: str, data_dir: str, mode: str = "auto", **kwargs: Any) -> Client:

@@ -16,6 +16,9 @@ import httpx
 
 MODERN = "2026-07-28"
 LEGACY = "2025-11-25"
+# The error code of a resource that does not exist: 2025-11-25 server/resources -32002,
+# 2026-07-28 server/resources "Error Handling" -32602.
+NOT_FOUND = {MODERN: -32602, LEGACY: -32002}
 CLIENT_INFO = {"name": "docshelf-tests", "version": "1.0"}
 
 
