@@ -353,11 +353,15 @@ async def test_read_document_returns_one_page_of_a_pdf(peer: Peer) -> None:
     )
     assert text == f"{page_texts[2]}\n\n{page_texts[3]}"
 
-    # Unasked, a client that declared no preferences gets the original's type: a PDF of the page.
+    # Unasked, a client that declared no preferences gets text a model can read: the page's
+    # Markdown, not the PDF's bytes (resources/read would put the original first).
     resource = embedded(await call(peer, READ, {"uri": uri}))
-    assert isinstance(resource, types.BlobResourceContents)
-    assert (resource.uri, resource.mime_type) == (uri, "application/pdf")
-    assert base64.b64decode(resource.blob)[:5] == b"%PDF-"
+    assert isinstance(resource, types.TextResourceContents)
+    assert (resource.uri, resource.mime_type) == (uri, "text/markdown")
+    assert resource.text.startswith("## Page 3")
+    as_pdf = embedded(await call(peer, READ, {"uri": uri, "format": "pdf"}))
+    assert isinstance(as_pdf, types.BlobResourceContents)
+    assert base64.b64decode(as_pdf.blob)[:5] == b"%PDF-"
     assert resource.meta is not None
     assert resource.meta["dev.docshelf/document"]["part"] == {"document": PDF, "pages": [3, 3]}
 

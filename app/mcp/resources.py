@@ -13,8 +13,8 @@ import builtins
 import contextlib
 import logging
 import threading
-from collections.abc import Iterator, Mapping, Sequence
-from typing import Any
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from typing import Any, TypeVar
 
 from app.mcp import parts, wire
 from app.mcp.context import RequestContext, WouldBlock
@@ -37,10 +37,13 @@ ROLE_BY_MIME = {
     "application/pdf": Role.PDF,
 }
 META_OMITTED = "dev.docshelf/omitted"
-#: ``read_formats(pick=BEST)``: only the format negotiation puts first.
+#: ``read_formats(pick=BEST)``: only the format negotiation puts first; ``BEST_TEXT``: the
+#: first of those a model can read as text (a PDF's Markdown rather than the PDF itself).
 BEST = "best"
+BEST_TEXT = "best-text"
 
 log = logging.getLogger(__name__)
+_V = TypeVar("_V")
 # A read above this many bytes takes one of the few large-read slots.
 LARGE_READ_BYTES = 8 * 1024 * 1024
 # A read of at most this many bytes of a cached document is answered on the event loop: its
@@ -281,8 +284,8 @@ class ResourceService:
     ) -> tuple[builtins.list[VariantRecord], builtins.list[dict[str, str]]]:
         if pick is None:
             return negotiated, omitted
-        if pick == BEST:
-            return negotiated[:1], []
+        if pick in (BEST, BEST_TEXT):
+            return _best(negotiated, pick, lambda v: v.mime_type), []
         chosen = [v for v in record.variants if v.mime_type == pick]
         if not chosen:
             raise format_unavailable(record.uri, pick, [v.mime_type for v in record.variants])
@@ -474,8 +477,8 @@ class ResourceService:
         part = self.require_part(ctx, uri)
         record = part.document
         formats, omitted = self._part_variants(ctx, part)
-        if pick == BEST:
-            formats, omitted = formats[:1], []
+        if pick in (BEST, BEST_TEXT):
+            formats, omitted = _best(formats, pick, str), []
         elif pick is not None:
             if pick not in parts.PART_FORMATS:
                 raise format_unavailable(uri, pick, builtins.list(parts.PART_FORMATS))
@@ -534,6 +537,14 @@ class ResourceService:
 
 
 _SOURCES = frozenset(parts.SOURCE_FORMATS)
+
+
+def _best(ordered: Sequence[_V], pick: str, mime_of: Callable[[_V], str]) -> builtins.list[_V]:
+    """The first of ``ordered``, or under ``BEST_TEXT`` the first textual one if any."""
+    if pick == BEST_TEXT:
+        textual = [item for item in ordered if is_textual(mime_of(item))]
+        return textual[:1] or builtins.list(ordered[:1])
+    return builtins.list(ordered[:1])
 
 
 def format_unavailable(uri: str, mime_type: str, offered: Sequence[str]) -> wire.McpError:

@@ -28,8 +28,8 @@ from app.mcp import wire
 from app.mcp.context import RequestContext
 from app.mcp.params import CallToolParams, PageParams
 from app.mcp.parts import PART_FORMATS
-from app.mcp.resources import BEST, ResourceService
-from app.negotiation import tool_result_style
+from app.mcp.resources import BEST, BEST_TEXT, ResourceService
+from app.negotiation import shapes_output, tool_result_style
 from converters import APPLICATION_JSON, APPLICATION_PDF, TEXT_MARKDOWN, TEXT_PLAIN
 from storage.search import MAX_LIMIT, Filters, InvalidQuery, SearchHit, SearchIndex
 
@@ -203,6 +203,8 @@ class _Arguments:
 
     def integer(self, name: str, default: int, low: int, high: int) -> int:
         value = self.values.get(name, default)
+        if isinstance(value, float) and value.is_integer():
+            value = int(value)  # JSON Schema: 2.0 is an integer
         if not isinstance(value, int) or isinstance(value, bool) or not low <= value <= high:
             raise ToolInputError(f"{name} must be an integer from {low} to {high}")
         return value
@@ -284,8 +286,10 @@ class ToolService:
         if name is not None and name not in FORMATS:
             raise ToolInputError(f"format must be one of {', '.join(FORMATS)}")
         try:
+            # A client that negotiated nothing gets text it can read, not a PDF's bytes.
+            default = BEST if shapes_output(ctx.features) else BEST_TEXT
             result = self.resources.read_formats(
-                ctx, uri, FORMATS[name] if name is not None else BEST
+                ctx, uri, FORMATS[name] if name is not None else default
             )
         except wire.McpError as exc:
             return _tool_error(_read_failure(uri, exc))
