@@ -27,6 +27,7 @@ from sqlalchemy import delete, insert, select, update
 
 from converters.detect import DETECTION_VERSION, HEAD_BYTES, detect_mime
 from converters.peek import cheap_title
+from storage import search
 from storage.builder import FormatBuilder, Progress, fallback_description
 from storage.conversion import converter_identity
 from storage.database import Database
@@ -335,6 +336,7 @@ class Indexer:
                 session.execute(
                     delete(Representation).where(Representation.document_id.in_(dropped))
                 )
+                search.clear_content(session, *dropped)  # nothing derived: no text to search
             if removed_ids:
                 session.execute(delete(Document).where(Document.id.in_(removed_ids)))
             if updates:

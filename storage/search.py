@@ -34,6 +34,8 @@ MAX_QUERY_CHARS = 500
 MAX_TERMS = 16
 # Hits per document in one answer: ten sections of one manual crowd out the other documents.
 PER_DOCUMENT = 3
+# PostgreSQL's text search configuration (migration 0007): English, diacritics folded.
+TS_CONFIG = "docshelf"
 HIGHLIGHT = ("**", "**")  # Markdown bold: readable for models and people alike
 ELLIPSIS = "…"
 
@@ -203,7 +205,7 @@ class SearchIndex:
                     ORDER BY score DESC
                     LIMIT :candidates)
                 SELECT {_HIT_COLUMNS},
-                       ts_headline('english', p.body, q.query, :headline) AS snippet,
+                       ts_headline('{TS_CONFIG}', p.body, q.query, :headline) AS snippet,
                        ranked.score
                 FROM ranked JOIN search_parts p ON p.id = ranked.id
                 JOIN documents d ON d.id = p.document_id, q
@@ -267,10 +269,10 @@ def tsquery(terms: Sequence[Term], every: bool) -> tuple[str, dict[str, str]]:
             # Prefix matching needs the lexeme syntax: the words are \\w+ only, so safe.
             lexemes = [*term.words[:-1], f"{term.words[-1]}:*"]
             params[name] = " <-> ".join(lexemes)
-            pieces.append(f"to_tsquery('english', :{name})")
+            pieces.append(f"to_tsquery('{TS_CONFIG}', :{name})")
         else:
             params[name] = " ".join(term.words)
-            pieces.append(f"phraseto_tsquery('english', :{name})")
+            pieces.append(f"phraseto_tsquery('{TS_CONFIG}', :{name})")
     return ("(" + (" && " if every else " || ").join(pieces) + ")"), params
 
 
@@ -292,10 +294,10 @@ def replace_content(session: Session, document_id: int, segments: Sequence[Segme
         session.execute(insert(SearchPart), rows)
 
 
-def clear_content(session: Session, document_id: int) -> None:
-    """Forget the document's content rows (its name row stays: it is still listed)."""
+def clear_content(session: Session, *document_ids: int) -> None:
+    """Forget the documents' content rows (their name rows stay: they are still listed)."""
     session.execute(
         delete(SearchPart).where(
-            SearchPart.document_id == document_id, SearchPart.kind == CONTENT_ROW
+            SearchPart.document_id.in_(document_ids), SearchPart.kind == CONTENT_ROW
         )
     )

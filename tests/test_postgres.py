@@ -52,14 +52,24 @@ def _document(uri: str, path: str, **fields: object) -> Document:
     return Document(**values)
 
 
+def _not_the_search_engines_own(
+    obj: object, name: str | None, type_: str, reflected: bool, compare_to: object
+) -> bool:
+    return name not in {"tsv", "ix_search_parts_tsv"}
+
+
 def test_migrations_build_the_models_schema_and_go_down_and_up_again(postgres_url: str) -> None:
     database = Database(postgres_url)
     try:
         database.upgrade()
         with database.engine.connect() as connection:
             assert connection.dialect.name == "postgresql"
-            # the migrations produce exactly what the ORM models describe, on PostgreSQL
-            assert compare_metadata(MigrationContext.configure(connection), Base.metadata) == []
+            # the migrations produce exactly what the ORM models describe, on PostgreSQL, apart from
+            # the search engine's own generated tsvector column and its GIN index (migration 0007)
+            context = MigrationContext.configure(
+                connection, opts={"include_object": _not_the_search_engines_own}
+            )
+            assert compare_metadata(context, Base.metadata) == []
             head = ScriptDirectory.from_config(alembic_config(database.engine)).get_current_head()
             assert MigrationContext.configure(connection).get_current_revision() == head
         columns = {c["name"]: c["type"] for c in inspect(database.engine).get_columns("documents")}

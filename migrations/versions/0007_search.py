@@ -49,6 +49,7 @@ _SQLITE = [
         VALUES (new.id, 0, '', new.title, new.path);
     END""",
     """CREATE TRIGGER documents_search_au AFTER UPDATE OF title, path ON documents
+    WHEN old.title IS NOT new.title OR old.path IS NOT new.path
     BEGIN
         UPDATE search_parts
         SET title = new.title, body = new.path
@@ -61,10 +62,17 @@ _SQLITE = [
 # PostgreSQL's parser reads "guides/report.pdf" as one file-path token: the name row
 # spells the path's words out.
 _PG_NAME_BODY = "regexp_replace(new.path, '[/._-]+', ' ', 'g')"
+# The "docshelf" text search configuration is English with diacritics folded first
+# (unaccent, a trusted contrib extension since PostgreSQL 13), as FTS5's unicode61
+# remove_diacritics does on SQLite: "cafe" finds "Café" on both engines.
 _POSTGRES = [
+    "CREATE EXTENSION IF NOT EXISTS unaccent",
+    "CREATE TEXT SEARCH CONFIGURATION docshelf (COPY = english)",
+    """ALTER TEXT SEARCH CONFIGURATION docshelf
+        ALTER MAPPING FOR hword, hword_part, word WITH unaccent, english_stem""",
     """ALTER TABLE search_parts ADD COLUMN tsv tsvector GENERATED ALWAYS AS (
-        setweight(to_tsvector('english', coalesce(title, '')), 'A')
-        || setweight(to_tsvector('english', body), 'D')) STORED""",
+        setweight(to_tsvector('docshelf', coalesce(title, '')), 'A')
+        || setweight(to_tsvector('docshelf', body), 'D')) STORED""",
     "CREATE INDEX ix_search_parts_tsv ON search_parts USING gin (tsv)",
     f"""CREATE FUNCTION documents_search_name() RETURNS trigger LANGUAGE plpgsql AS $$
     BEGIN
@@ -80,7 +88,9 @@ _POSTGRES = [
     """CREATE TRIGGER documents_search_ai AFTER INSERT ON documents
         FOR EACH ROW EXECUTE FUNCTION documents_search_name()""",
     """CREATE TRIGGER documents_search_au AFTER UPDATE OF title, path ON documents
-        FOR EACH ROW EXECUTE FUNCTION documents_search_name()""",
+        FOR EACH ROW
+        WHEN (old.title IS DISTINCT FROM new.title OR old.path IS DISTINCT FROM new.path)
+        EXECUTE FUNCTION documents_search_name()""",
     """INSERT INTO search_parts(document_id, kind, part, title, body)
         SELECT id, 0, '', title,
                regexp_replace(path, '[/._-]+', ' ', 'g')
@@ -122,3 +132,6 @@ def downgrade() -> None:
         op.execute("DROP FUNCTION IF EXISTS documents_search_name()")
     op.drop_index("ix_search_parts_document_id", table_name="search_parts")
     op.drop_table("search_parts")
+    if op.get_bind().dialect.name == "postgresql":
+        # The extension stays: other schemas in the database may use it.
+        op.execute("DROP TEXT SEARCH CONFIGURATION IF EXISTS docshelf")
