@@ -1,4 +1,4 @@
-"""``python -m bench NAME``: run one benchmark (``index``, ``convert``, ``live``, ``serve``)."""
+"""``python -m bench NAME``: run one benchmark (index, convert, live, serve, search)."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ BENCHMARKS = {
     "convert": "bench.bench_convert",
     "live": "bench.bench_live",
     "serve": "bench.bench_serve",
+    "search": "bench.bench_search",
 }
 
 
