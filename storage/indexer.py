@@ -23,7 +23,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
-from sqlalchemy import delete, insert, select, update
+from sqlalchemy import delete, func, insert, select, update
 
 from converters.detect import DETECTION_VERSION, HEAD_BYTES, detect_mime
 from converters.peek import cheap_title
@@ -342,8 +342,10 @@ class Indexer:
             if updates:
                 session.execute(update(Document), updates)
             if new_rows:
+                last_id = session.scalar(select(func.max(Document.id))) or 0
                 # Core executemany: the ORM's bulk insert spent a third of a pass on bookkeeping.
                 session.connection().execute(insert(_DOCUMENTS), new_rows)
+                search.add_name_rows(session, after_id=last_id)  # searchable by name at once
         # The store follows the transaction: keys are released only after the commit.
         return ChangeSet(frozenset(added), frozenset(removed), frozenset(changed)), stale_keys
 

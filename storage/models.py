@@ -112,8 +112,9 @@ class Representation(Base):
 
 class SearchPart(Base):
     """What full-text search looks through (``storage.search``, migration 0007): a document's
-    name row (``kind`` 0, kept by triggers) and a row per page or section (``kind`` 1).
-    The engines' own index (an FTS5 table, a tsvector column) is declared by the migration."""
+    name row (``kind`` 0, written by the indexer, kept current by a trigger) and a row per
+    page or section (``kind`` 1). The engines' own index (an FTS5 table, a tsvector
+    column) is declared by the migration."""
 
     __tablename__ = "search_parts"
 

@@ -1,10 +1,11 @@
 """The full-text index (issue #10): SQLite FTS5, or PostgreSQL tsvector with GIN.
 
 ``search_parts`` holds what is searched: for every document one *name* row (its
-title and path, written by triggers on ``documents``, so a document is findable
-the moment it is catalogued) and, once its text exists, one *content* row per
-page or section (written by the format builder, ``storage.search``). Rows go
-with their document (``ON DELETE CASCADE``).
+title and path, written by the indexer in the transaction that catalogues the
+document, so it is findable at once, and kept current by a trigger on
+``documents``) and, once its text exists, one *content* row per page or section
+(written by the format builder, ``storage.search``). Rows go with their document
+(``ON DELETE CASCADE``).
 
 SQLite searches an external-content FTS5 table over ``search_parts`` (kept in
 step by triggers): the unicode61 tokenizer with diacritics folded, under the
@@ -44,10 +45,6 @@ _SQLITE = [
         VALUES ('delete', old.id, old.title, old.body);
         INSERT INTO search_fts(rowid, title, body) VALUES (new.id, new.title, new.body);
     END""",
-    """CREATE TRIGGER documents_search_ai AFTER INSERT ON documents BEGIN
-        INSERT INTO search_parts(document_id, kind, part, title, body)
-        VALUES (new.id, 0, '', new.title, new.path);
-    END""",
     """CREATE TRIGGER documents_search_au AFTER UPDATE OF title, path ON documents
     WHEN old.title IS NOT new.title OR old.path IS NOT new.path
     BEGIN
@@ -76,17 +73,10 @@ _POSTGRES = [
     "CREATE INDEX ix_search_parts_tsv ON search_parts USING gin (tsv)",
     f"""CREATE FUNCTION documents_search_name() RETURNS trigger LANGUAGE plpgsql AS $$
     BEGIN
-        IF TG_OP = 'INSERT' THEN
-            INSERT INTO search_parts(document_id, kind, part, title, body)
-            VALUES (new.id, 0, '', new.title, {_PG_NAME_BODY});
-        ELSE
-            UPDATE search_parts SET title = new.title, body = {_PG_NAME_BODY}
-            WHERE document_id = new.id AND kind = 0;
-        END IF;
+        UPDATE search_parts SET title = new.title, body = {_PG_NAME_BODY}
+        WHERE document_id = new.id AND kind = 0;
         RETURN NULL;
     END $$""",
-    """CREATE TRIGGER documents_search_ai AFTER INSERT ON documents
-        FOR EACH ROW EXECUTE FUNCTION documents_search_name()""",
     """CREATE TRIGGER documents_search_au AFTER UPDATE OF title, path ON documents
         FOR EACH ROW
         WHEN (old.title IS DISTINCT FROM new.title OR old.path IS DISTINCT FROM new.path)
@@ -123,11 +113,9 @@ def upgrade() -> None:
 
 def downgrade() -> None:
     if op.get_bind().dialect.name == "sqlite":
-        for trigger in ("documents_search_ai", "documents_search_au"):
-            op.execute(f"DROP TRIGGER IF EXISTS {trigger}")
+        op.execute("DROP TRIGGER IF EXISTS documents_search_au")
         op.execute("DROP TABLE IF EXISTS search_fts")
     else:
-        op.execute("DROP TRIGGER IF EXISTS documents_search_ai ON documents")
         op.execute("DROP TRIGGER IF EXISTS documents_search_au ON documents")
         op.execute("DROP FUNCTION IF EXISTS documents_search_name()")
     op.drop_index("ix_search_parts_document_id", table_name="search_parts")
