@@ -342,6 +342,7 @@ class Indexer:
             if updates:
                 session.execute(update(Document), updates)
             if new_rows:
+                # Read after the deletes: SQLite may give a deleted top id to a new row.
                 last_id = session.scalar(select(func.max(Document.id))) or 0
                 # Core executemany: the ORM's bulk insert spent a third of a pass on bookkeeping.
                 session.connection().execute(insert(_DOCUMENTS), new_rows)

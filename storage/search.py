@@ -4,9 +4,8 @@ What is searched lives in ``search_parts`` (migration 0007): a *name* row per
 document (its title and path), written here by the indexer in the transaction
 that catalogues the document and kept current by a database trigger, and
 *content* rows, one per page or section, written here by the format builder once
-the document's text exists. A hit
-names the part that matched (``pages=3``, ``section=setup``) so that a client
-can read just that part.
+the document's text exists. A hit names the part that matched (``pages=3``,
+``section=setup``) so that a client can read just that part.
 
 Queries are written for people and models, not in either engine's syntax:
 words (all must match; stemmed), ``"quoted phrases"`` and ``prefix*`` words.

@@ -208,3 +208,19 @@ def test_no_query_text_reaches_either_engine_as_syntax(runtime: Runtime) -> None
         assert len(hits) <= 5
 
     run()
+
+
+def test_a_file_renamed_from_the_newest_row_is_found_by_its_new_name(
+    runtime: Runtime, shelf: Path
+) -> None:
+    # The newest document has the highest id; renamed, it is deleted and catalogued again
+    # in one pass, where SQLite may hand the freed id to the new row.
+    (shelf / "newest.md").write_text("# Newest\n\nFresh words.\n")
+    runtime.index()
+    (shelf / "newest.md").rename(shelf / "renamed-note.md")
+    runtime.index()
+    assert uris(search(runtime, "renamed")) == ["docshelf://shelf/renamed-note.md"]
+    # its title still says "Newest": only the new URI answers for it
+    assert {hit.document_uri for hit in search(runtime, "newest")} == {
+        "docshelf://shelf/renamed-note.md"
+    }
