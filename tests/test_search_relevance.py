@@ -409,6 +409,42 @@ def test_known_misses_stay_known(search_index: SearchIndex, concept: Concept) ->
     assert {part_of(hit) for hit in hits} & set(concept.defined_in), describe(hits)
 
 
+# PostgreSQL ranks with ts_rank, which knows no inverse document frequency: it misses
+# these three concepts (common words such as "check" and "resource" outweigh the rare
+# ones) and finds one of SQLite's known misses: its English stop words drop "down" and
+# "over", and the lifecycle page's "stdio" section, whose title matches, comes second.
+# Pinned both ways, like the xfails.
+POSTGRES_MISSES = {"resource subscriptions", "ping", "capability negotiation"}
+POSTGRES_FINDS_TOO = {"stdio shutdown, two words"}
+
+
+def test_postgresql_finds_the_same_concepts_but_three(
+    indexed: tuple[Path, Path], tmp_path: Path, postgres_url: str
+) -> None:
+    shelf, _ = indexed
+    done = subprocess.run(
+        docshelf_command("index", "--root", str(shelf), "--data-dir", str(tmp_path / "data")),
+        env=child_env(DOCSHELF_DATABASE_URL=postgres_url),
+        capture_output=True,
+        text=True,
+        timeout=180,
+    )
+    assert done.returncode == 0, done.stderr
+    database = Database(postgres_url)
+    try:
+        index = SearchIndex(database)
+
+        def found(concept: Concept) -> bool:
+            hits = index.search(concept.query, limit=TOP)
+            return bool({part_of(hit) for hit in hits} & set(concept.defined_in))
+
+        misses = {c.name for c in SPEC_CONCEPTS + CORPUS_CONCEPTS if not found(c)}
+        finds = {c.name for c in KNOWN_MISSES if found(c)}
+    finally:
+        database.dispose()
+    assert (misses, finds) == (POSTGRES_MISSES, POSTGRES_FINDS_TOO)
+
+
 # -- the same through the search_documents tool, over HTTP ------------------------------
 
 
