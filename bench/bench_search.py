@@ -11,9 +11,10 @@ The targets are those of issue #10 (DESIGN D19):
 
 The index is the product's own: a database made by the migrations, documents
 inserted into ``documents`` with their name rows as the indexer writes them
-(:func:`storage.search.add_name_rows`) and content rows
-written by :func:`storage.search.replace_content`, the builder's call; queries go
-through :meth:`storage.search.SearchIndex.search`, snippets included. Only the
+(:func:`storage.search.add_name_rows`), content rows inserted in bulk (the
+builder's :func:`storage.search.replace_content`, one document at a time, is
+timed on its own); queries go through :meth:`storage.search.SearchIndex.search`,
+snippets included. Only the
 text is synthetic (the converters are measured by ``python -m bench convert``):
 a Zipf-distributed vocabulary of 30,000 made-up words, 70 % Markdown documents of
 four sections and 30 % PDFs of four pages, about 400 words each.
@@ -46,7 +47,13 @@ if str(REPO) not in sys.path:
 from converters.base import Segment  # noqa: E402
 from storage.database import Database  # noqa: E402
 from storage.models import Document, DocumentState  # noqa: E402
-from storage.search import Filters, SearchIndex, add_name_rows, replace_content  # noqa: E402
+from storage.search import (  # noqa: E402
+    CONTENT_ROW,
+    Filters,
+    SearchIndex,
+    add_name_rows,
+    replace_content,
+)
 
 VOCABULARY = 30_000
 SECTIONS = 4
@@ -134,7 +141,7 @@ def fill(database: Database, start: int, stop: int, words: Text, seen: list[str]
                 [
                     {
                         "document_id": row["id"],
-                        "kind": 1,
+                        "kind": CONTENT_ROW,
                         "part": s.part,
                         "title": s.title,
                         "body": s.text,
@@ -266,7 +273,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{WORDS_PER_SECTION} words per document; {per_kind} queries of each kind")
         print(f"{'documents':>10} {'kind':<18} {'p50 ms':>8} {'p95 ms':>8}")
         filled, seen = 0, list[str]()
-        results: list[tuple[float, float]] = []
+        p50 = p95 = 0.0  # over all queries at the last size: the judged figures
         for size in sizes:
             seconds = fill(database, filled, size, words, seen)
             print(f"{size:>10,} filled {size - filled:,} documents in {seconds:.1f} s", end="")
@@ -287,7 +294,6 @@ def main(argv: list[str] | None = None) -> int:
                 f"{size:>10,} content rows of one document replaced: "
                 f"p50 {statistics.median(updates):.2f} ms, p95 {percentile(updates, 0.95):.2f} ms"
             )
-            results.append((p50, p95))
         if database.engine.dialect.name == "sqlite":
             size_mb = (Path(folder) / "index.db").stat().st_size / 1e6
             print(f"index database at {filled:,} documents: {size_mb:,.0f} MB")
@@ -300,9 +306,7 @@ def main(argv: list[str] | None = None) -> int:
                 f"({batch / none:.2f}x), {trigger:.1f} with a row trigger ({trigger / none:.2f}x), "
                 f"{none:.1f} without"
             )
-    failed = judged and any(
-        p50 > P50_TARGET.limit or p95 > P95_TARGET.limit for p50, p95 in results[-1:]
-    )
+    failed = judged and (p50 > P50_TARGET.limit or p95 > P95_TARGET.limit)
     return 1 if failed else 0
 
 

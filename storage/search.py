@@ -207,10 +207,6 @@ class SearchIndex:
             pieces, query_params = tsquery(terms)
             params.update(query_params)
             query_sql = "(" + (" && " if every else " || ").join(pieces) + ")"
-            # ts_rank, not ts_rank_cd: on the relevance shelf it finds 25 of 28 concepts in
-            # the top 3 where ts_rank_cd found 20, and ranks 15 % faster. Neither knows
-            # inverse document frequency, which BM25 does (SQLite finds all 28).
-            rank = "ts_rank(p.tsv, q.query)"
             params["headline"] = (
                 f"StartSel={HIGHLIGHT[0]}, StopSel={HIGHLIGHT[1]}, FragmentDelimiter={ELLIPSIS}, "
                 f"MaxWords={snippet_words}, MinWords={max(3, snippet_words // 2)}, MaxFragments=1"
@@ -219,7 +215,10 @@ class SearchIndex:
             sql = f"""
                 WITH q AS (SELECT {query_sql} AS query),
                 ranked AS (
-                    SELECT p.id, {rank} AS score
+                    -- ts_rank, not ts_rank_cd: on the relevance shelf it finds 25 of 28
+                    -- concepts in the top 3 where ts_rank_cd found 20. Neither knows inverse
+                    -- document frequency, which BM25 does (SQLite finds all 28).
+                    SELECT p.id, ts_rank(p.tsv, q.query) AS score
                     FROM search_parts p JOIN documents d ON d.id = p.document_id, q
                     WHERE p.tsv @@ q.query{where}
                     ORDER BY score DESC, d.path, p.part  -- equal ranks: the same order always
@@ -297,6 +296,9 @@ def tsquery(terms: Sequence[Term]) -> tuple[list[str], dict[str, str]]:
     return pieces, params
 
 
+_PG_PATH_WORDS = "regexp_replace(d.path, '[/._-]+', ' ', 'g')"  # as migration 0007's trigger
+
+
 def add_name_rows(session: Session, after_id: int) -> None:
     """Name rows for the documents catalogued in this transaction (ids above ``after_id``).
 
@@ -315,9 +317,6 @@ def add_name_rows(session: Session, after_id: int) -> None:
         ),
         {"after_id": after_id},
     )
-
-
-_PG_PATH_WORDS = "regexp_replace(d.path, '[/._-]+', ' ', 'g')"  # as migration 0007's trigger
 
 
 def replace_content(session: Session, document_id: int, segments: Sequence[Segment]) -> None:
