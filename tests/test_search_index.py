@@ -19,10 +19,10 @@ from hypothesis import strategies as st
 from sqlalchemy import func, select
 
 from app.runtime import Runtime
-from app.settings import Settings
 from storage.models import DocumentState, SearchPart
 from storage.search import CONTENT_ROW, Filters, InvalidQuery, SearchHit, SearchIndex
 from tests.support.paths import FIXTURE_PDF
+from tests.test_indexer import runtime_for
 
 MANUAL = """# Operations manual
 
@@ -53,10 +53,7 @@ def shelf(tmp_path: Path) -> Path:
 
 @pytest.fixture
 def runtime(shelf: Path, tmp_path: Path, database_url: str) -> Iterator[Runtime]:
-    rt = Runtime(
-        Settings(shelves=[str(shelf)], data_dir=tmp_path / "data", database_url=database_url)
-    )
-    rt.open()
+    rt = runtime_for(shelf, tmp_path / "data", database_url)
     rt.index()
     yield rt
     rt.close()
