@@ -63,7 +63,7 @@ class PdfConverter:
     """Converts PDF documents with pypdf (structure) and PDFium (page text)."""
 
     name = "pdf"
-    version = "3"
+    version = "4"
 
     def accepts(self, mime_type: str, extension: str) -> bool:
         return base_mime_type(mime_type) in _PDF_MIME_TYPES or extension == ".pdf"
@@ -90,7 +90,7 @@ class PdfConverter:
             values["unreadable_pages"] = ", ".join(str(number) for number in unreadable)
         first_heading = structured.headings[0].title if structured.headings else None
         facts = Facts(
-            title=metadata.title or first_heading,
+            title=structured.title or first_heading,
             description=metadata.subject or summarize(_first_paragraph(structured.markdown)),
             page_count=page_count,
             language=metadata.language,
@@ -106,7 +106,15 @@ class PdfConverter:
             {
                 TEXT_PLAIN: lambda: full_text.encode("utf-8"),
                 TEXT_MARKDOWN: lambda: structured.markdown.encode("utf-8"),
-                APPLICATION_JSON: lambda: document_json(DocumentData(facts=facts, pages=pages)),
+                APPLICATION_JSON: lambda: document_json(
+                    DocumentData(
+                        facts=facts,
+                        pages=pages,
+                        links=structured.links,
+                        tables=structured.tables,
+                        code_blocks=structured.code_blocks,
+                    )
+                ),
                 # Only asked for when the file came labelled as something else.
                 APPLICATION_PDF: lambda: data,
             },
@@ -152,9 +160,9 @@ def _layouts(data: bytes, opened: _OpenedPdf) -> tuple[list[PageLayout], list[in
     layouts: list[PageLayout] = []
     unreadable: list[int] = []
     for number, page in enumerate(pages, start=1):
-        lines = extracted[number - 1] if extracted is not None else None
-        if lines is not None:
-            layouts.append(lay_out(number, lines))
+        page_text = extracted[number - 1] if extracted is not None else None
+        if page_text is not None:
+            layouts.append(lay_out(number, page_text.lines, page_text.links))
             continue
         try:
             layouts.append(extract_layout(page, number))

@@ -16,12 +16,14 @@ import math
 import re
 import statistics
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from itertools import pairwise
 from typing import Any
 
 from pypdf import PageObject
 
+from converters.mdmodel import Link
+from converters.pdftables import Table
 from converters.textutil import clean_text
 
 #: A line whose gap above it exceeds this many times the page's usual line
@@ -45,6 +47,18 @@ _UNMAPPED = re.compile("[\ufffd\ue000-\uf8ff\U000f0000-\U0010ffff]+")
 _HYPHEN_END = re.compile(r"(?<=[^\W\d_])-$")
 # Bold faces by PostScript name; TeX's Computer Modern bold is "CMBX"/"CMB".
 _BOLD_NAME = re.compile(r"bold|black|heavy|semibold|demi|\bcmbx|\+cmbx|\+cmb\d|-bx", re.IGNORECASE)
+# Monospaced faces by PostScript name, for fonts that do not set the FixedPitch
+# flag; TeX's typewriter faces are "CMTT", "SFTT", "LMMono".
+_MONO_NAME = re.compile(
+    r"courier|mono|consol|menlo|typewriter|inconsolata|\bcmtt|\+cmtt|\bsftt|\+sftt|lmmono",
+    re.IGNORECASE,
+)
+#: Bit 1 of a font descriptor's /Flags: all glyphs have the same width (PDF 32000-1 §9.8.2).
+FIXED_PITCH_FLAG = 1
+#: A run of lines each set at most this many font sizes above the one before,
+#: starting at about the same left edge, is read bottom to top: Google Docs
+#: writes footnotes last one first.
+UPWARD_STEP_SIZES = 2.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,13 +66,19 @@ class TextLine:
     """One visual line as an extractor found it, before :func:`lay_out`.
 
     ``size`` is the dominant effective font size in points (0 if unknown),
-    ``y`` the baseline in page space (None if unknown).
+    ``y`` the baseline and ``x0`` the left edge in page space (None if
+    unknown), ``mono`` whether it is set in a monospaced face throughout.
+    ``table`` holds the cells of a ruled table found in its place (``text``
+    is then the table as plain text).
     """
 
     text: str
     size: float
     y: float | None
     bold: bool
+    x0: float | None = None
+    mono: bool = False
+    table: Table | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,19 +86,25 @@ class Line:
     """One text line.
 
     ``size`` is its dominant font size in points (0 if unknown), ``bold``
-    whether most of it is set in a bold face.
+    whether most of it is set in a bold face; ``y``, ``x0``, ``mono`` and
+    ``table`` are as the extractor found them (:class:`TextLine`).
     """
 
     text: str
     size: float
     starts_paragraph: bool
     bold: bool = False
+    y: float | None = None
+    x0: float | None = None
+    mono: bool = False
+    table: Table | None = None
 
 
 @dataclass(frozen=True, slots=True)
 class PageLayout:
     number: int
     lines: tuple[Line, ...]
+    links: tuple[Link, ...] = ()
 
     @property
     def text(self) -> str:
@@ -98,6 +124,7 @@ class _Run:
     size: float
     y: float | None
     bold: bool
+    mono: bool
 
 
 def extract_layout(page: PageObject, number: int) -> PageLayout:
@@ -109,23 +136,24 @@ def extract_layout(page: PageObject, number: int) -> PageLayout:
         nonlocal offset
         if text:
             effective, y = _geometry(cm, tm, size)
-            runs.append(_Run(offset, text, effective, y, _is_bold(font)))
+            runs.append(_Run(offset, text, effective, y, _is_bold(font), _is_mono(font)))
             offset += len(text)
 
     raw = page.extract_text(visitor_text=visit)
     if "".join(run.text for run in runs) != raw:
-        runs = [_Run(0, raw, 0.0, None, False)]
+        runs = [_Run(0, raw, 0.0, None, False, False)]
     return lay_out(number, _text_lines(raw, runs))
 
 
-def lay_out(number: int, lines: Sequence[TextLine]) -> PageLayout:
+def lay_out(number: int, lines: Sequence[TextLine], links: Sequence[Link] = ()) -> PageLayout:
     """A page from its visual lines, in reading order: cleaned, in paragraphs, dehyphenated."""
     cleaned = [
-        TextLine(text, line.size, line.y, line.bold)
+        line if text == line.text and line.table is None else _cleaned(line, text)
         for line in lines
-        if (text := clean_line(line.text))
+        if (text := line.text if line.table else clean_line(line.text))
     ]
-    return PageLayout(number=number, lines=tuple(_dehyphenate(_paragraphs(cleaned))))
+    ordered = _upward_runs_reversed(cleaned)
+    return PageLayout(number, tuple(_dehyphenate(_paragraphs(ordered))), tuple(links))
 
 
 def empty_layout(number: int) -> PageLayout:
@@ -136,6 +164,55 @@ def empty_layout(number: int) -> PageLayout:
 def clean_line(text: str) -> str:
     """Ligatures expanded, unmapped glyphs and control characters dropped."""
     return _UNMAPPED.sub("", clean_text(text.translate(_LIGATURES))).strip()
+
+
+def _cleaned(line: TextLine, text: str) -> TextLine:
+    table = line.table
+    if table is not None:
+        table = tuple(tuple(clean_line(cell) for cell in row) for row in table)
+    return replace(line, text=text, table=table)
+
+
+def _upward_runs_reversed(lines: list[TextLine]) -> list[TextLine]:
+    """Lines in top-to-bottom order where the extractor gave a run of them bottom to top.
+
+    Only runs of three or more lines, each a line's pitch above the one before
+    and starting at about the same left edge, are turned: a single step up is
+    as likely a new column or a float as a reversed order.
+    """
+    out: list[TextLine] = []
+    run: list[TextLine] = []
+
+    def flush() -> None:
+        out.extend(reversed(run) if len(run) >= 3 else run)
+        run.clear()
+
+    for line in lines:
+        previous = run[-1] if run else None
+        if previous is not None and _steps_up(previous, line):
+            run.append(line)
+            continue
+        flush()
+        run.append(line)
+    flush()
+    return out
+
+
+def _steps_up(below: TextLine, line: TextLine) -> bool:
+    if below.y is None or line.y is None or below.x0 is None or line.x0 is None:
+        return False
+    size = max(below.size, line.size, 1.0)
+    return (
+        0 < line.y - below.y <= UPWARD_STEP_SIZES * size
+        and abs(line.x0 - below.x0) <= UPWARD_STEP_SIZES * size
+        and below.table is None
+        and line.table is None
+    )
+
+
+def is_mono_name(name: str) -> bool:
+    """Whether a font's PostScript name says it is a monospaced face."""
+    return bool(_MONO_NAME.search(name))
 
 
 def is_bold_name(name: str) -> bool:
@@ -154,6 +231,21 @@ def _is_bold(font: Any) -> bool:
         descriptor = descriptor.get_object() if descriptor is not None else None
         weight = descriptor.get("/FontWeight") if isinstance(descriptor, Mapping) else None
         return isinstance(weight, int | float) and weight >= 600
+    except (AttributeError, TypeError, ValueError, KeyError):
+        return False
+
+
+def _is_mono(font: Any) -> bool:
+    """Whether a font dictionary names a monospaced face (by name or the FixedPitch flag)."""
+    if not isinstance(font, Mapping):
+        return False
+    try:
+        if is_mono_name(str(font.get("/BaseFont", ""))):
+            return True
+        descriptor = font.get("/FontDescriptor")
+        descriptor = descriptor.get_object() if descriptor is not None else None
+        flags = descriptor.get("/Flags") if isinstance(descriptor, Mapping) else None
+        return isinstance(flags, int) and bool(flags & FIXED_PITCH_FLAG)
     except (AttributeError, TypeError, ValueError, KeyError):
         return False
 
@@ -177,7 +269,7 @@ def _text_lines(raw: str, runs: list[_Run]) -> list[TextLine]:
     for text in raw.split("\n"):
         end = start + len(text)
         weights: dict[float, int] = {}
-        bold_chars = 0
+        bold_chars = mono_chars = 0
         y: float | None = None
         while run_index < len(runs) and runs[run_index].start + len(runs[run_index].text) <= start:
             run_index += 1
@@ -190,12 +282,22 @@ def _text_lines(raw: str, runs: list[_Run]) -> list[TextLine]:
                 rounded = round(run.size * 2) / 2
                 weights[rounded] = weights.get(rounded, 0) + visible
                 bold_chars += visible if run.bold else 0
+                mono_chars += visible if run.mono else 0
                 if y is None:
                     y = run.y
             probe += 1
         size = max(weights, key=lambda s: (weights[s], s)) if weights else 0.0
         start = end + 1
-        lines.append(TextLine(text, size, y, 2 * bold_chars > sum(weights.values())))
+        visible_chars = sum(weights.values())
+        lines.append(
+            TextLine(
+                text,
+                size,
+                y,
+                bold=2 * bold_chars > visible_chars,
+                mono=0 < visible_chars == mono_chars,
+            )
+        )
     return lines
 
 
@@ -217,7 +319,20 @@ def _paragraphs(positions: Sequence[TextLine]) -> list[Line]:
             gap = previous_y - y
             usual = max(pitch, 1.1 * max(size, previous_size))
             starts = gap < -usual or gap > PARAGRAPH_GAP_FACTOR * usual
-        lines.append(Line(text=text, size=size, starts_paragraph=starts, bold=position.bold))
+        if position.table is not None:
+            starts = True
+        lines.append(
+            Line(
+                text=text,
+                size=size,
+                starts_paragraph=starts,
+                bold=position.bold,
+                y=y,
+                x0=position.x0,
+                mono=position.mono,
+                table=position.table,
+            )
+        )
         previous_y, previous_size = y, size
     return lines
 
@@ -228,13 +343,8 @@ def _dehyphenate(lines: list[Line]) -> list[Line]:
     for line in lines:
         if out and not line.starts_paragraph and line.text[:1].islower():
             previous = out[-1]
-            if _HYPHEN_END.search(previous.text):
-                out[-1] = Line(
-                    previous.text[:-1] + line.text,
-                    previous.size,
-                    previous.starts_paragraph,
-                    previous.bold,
-                )
+            if _HYPHEN_END.search(previous.text) and not (previous.mono or line.mono):
+                out[-1] = replace(previous, text=previous.text[:-1] + line.text)
                 continue
         out.append(line)
     return out

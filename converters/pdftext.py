@@ -49,7 +49,20 @@ from typing import Any, Protocol
 import pypdfium2 as pdfium
 import pypdfium2.raw as pdfium_c
 
-from converters.pdflayout import TextLine, is_bold_name
+from converters.mdmodel import Link
+from converters.pdflayout import FIXED_PITCH_FLAG, TextLine, is_bold_name, is_mono_name
+from converters.pdftables import (
+    MAX_RULE_THICKNESS,
+    MAX_RULES,
+    MIN_RULE_LENGTH,
+    Grid,
+    Rule,
+    Table,
+    fill,
+    find_grids,
+    rules_of_box,
+    table_text,
+)
 
 #: Held around every use of PDFium (see the module docstring).
 PDFIUM_LOCK = threading.Lock()
@@ -93,6 +106,18 @@ _SURROGATE = re.compile("[\ud800-\udfff]")
 # (\t, \x0c, \x1c ...), which are a glyph's raw code until they are resolved.
 _BLANK = " \u00a0"
 _FONT_NAME_BYTES = 256
+#: Link targets kept as Markdown links; others (javascript:, file:, data: ...)
+#: are not something a reader of the text should follow.
+_SAFE_URI = re.compile(r"^(?:https?|ftps?|mailto|news|tel):", re.IGNORECASE)
+_URI_BYTES = 4096
+
+
+@dataclass(frozen=True, slots=True)
+class PageText:
+    """What PDFium read off one page: its visual lines and its web links."""
+
+    lines: list[TextLine]
+    links: tuple[Link, ...] = ()
 
 
 # The map-error check is the one call made for every character (~150,000 for
@@ -107,6 +132,14 @@ def _address(function: Any) -> int:
 
 _HAS_UNICODE_MAP_ERROR = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_int)(
     _address(pdfium_c.FPDFText_HasUnicodeMapError)
+)
+# Looking for table borders asks every object on the page its type (~500 on a
+# page with a figure); the same plain prototypes halve the cost of that walk.
+_GET_OBJECT = ctypes.CFUNCTYPE(ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int)(
+    _address(pdfium_c.FPDFPage_GetObject)
+)
+_OBJECT_TYPE = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p)(
+    _address(pdfium_c.FPDFPageObj_GetType)
 )
 
 
@@ -124,12 +157,16 @@ class _Segment:
     y: float  # baseline of the first character
     weight: int  # visible characters: which piece's size and weight the line takes
     hyphenated: bool  # PDFium joined the next line to this one after a hyphen
+    start: int = 0  # the piece's characters in the page text: start ...
+    end: int = 0  # ... and end
+    mono: bool = False
+    table: Table | None = None
 
 
 def extract_pages(
     data: bytes, page_count: int, glyphs: GlyphSource
-) -> list[list[TextLine] | None] | None:
-    """Each page's visual lines, in reading order.
+) -> list[PageText | None] | None:
+    """Each page's visual lines, in reading order, and its links.
 
     None when PDFium cannot open ``data`` or counts other than ``page_count``
     pages (the caller's page tree is authoritative); a page PDFium fails on is
@@ -151,7 +188,7 @@ def extract_pages(
 
 def _page_or_none(
     document: pdfium.PdfDocument, index: int, glyphs: GlyphSource, probe: _Probe
-) -> list[TextLine] | None:
+) -> PageText | None:
     try:
         page = document[index]
     except pdfium.PdfiumError:
@@ -165,7 +202,9 @@ def _page_or_none(
             page.set_rotation(0)
         textpage = page.get_textpage()
         try:
-            return _page_lines(textpage.raw, index, glyphs, probe)
+            grids = find_grids(_rules(page.raw))
+            lines = _page_lines(textpage.raw, index, glyphs, probe, grids)
+            return PageText(lines, _links(document.raw, page.raw, textpage.raw))
         finally:
             textpage.close()
     except Exception:
@@ -184,6 +223,7 @@ class _Probe:
         self._buffer = ctypes.create_string_buffer(_FONT_NAME_BYTES)
         self._flags = ctypes.c_int()
         self._bold: dict[bytes, bool] = {}
+        self._mono: dict[bytes, bool] = {}
         self.matrix = pdfium_c.FS_MATRIX()
         self.x, self.y = ctypes.c_double(), ctypes.c_double()
         self.head, self.tail = pdfium_c.FS_RECTF(), pdfium_c.FS_RECTF()
@@ -193,6 +233,17 @@ class _Probe:
             textpage, index, self._buffer, _FONT_NAME_BYTES, self._flags
         )
         return self._buffer.value if size > 0 else b""
+
+    def is_mono(self, textpage: pdfium_c.FPDF_TEXTPAGE, index: int) -> bool:
+        name = self.name(textpage, index)
+        mono = self._mono.get(name)
+        if mono is None:
+            # The flags are those of the font just named (FPDFText_GetFontInfo).
+            mono = bool(self._flags.value & FIXED_PITCH_FLAG) or is_mono_name(
+                name.decode("latin-1")
+            )
+            self._mono[name] = mono
+        return mono
 
     def is_bold(self, textpage: pdfium_c.FPDF_TEXTPAGE, index: int) -> bool:
         name = self.name(textpage, index)
@@ -205,7 +256,11 @@ class _Probe:
 
 
 def _page_lines(
-    textpage: pdfium_c.FPDF_TEXTPAGE, page_index: int, glyphs: GlyphSource, probe: _Probe
+    textpage: pdfium_c.FPDF_TEXTPAGE,
+    page_index: int,
+    glyphs: GlyphSource,
+    probe: _Probe,
+    grids: Sequence[Grid] = (),
 ) -> list[TextLine]:
     count = pdfium_c.FPDFText_CountChars(textpage)
     if count <= 0:
@@ -223,7 +278,130 @@ def _page_lines(
         for start, end in clusters:
             chars[start:end] = chars[start:end][::-1]
     segments = list(_segments(textpage, units, chars, probe))
+    for grid in grids:
+        segments = _table_in_place(textpage, units, chars, segments, grid)
     return [_text_line(segment) for segment in _merge_raised(segments)]
+
+
+def _rules(page: pdfium_c.FPDF_PAGE) -> list[Rule]:
+    """Lines and outlined rectangles drawn on the page: the borders tables may have."""
+    rules: list[Rule] = []
+    left, bottom, right, top = (ctypes.c_float() for _ in range(4))
+    fill_mode, stroke = ctypes.c_int(), ctypes.c_int()
+    handle = ctypes.cast(page, ctypes.c_void_p).value
+    path_type = pdfium_c.FPDF_PAGEOBJ_PATH
+    for index in range(pdfium_c.FPDFPage_CountObjects(page)):
+        address = _GET_OBJECT(handle, index)
+        if _OBJECT_TYPE(address) != path_type:
+            continue
+        obj = ctypes.cast(address, pdfium_c.FPDF_PAGEOBJECT)
+        if not pdfium_c.FPDFPageObj_GetBounds(obj, left, bottom, right, top):
+            continue
+        width, height = right.value - left.value, top.value - bottom.value
+        outline = False
+        if min(width, height) > MAX_RULE_THICKNESS:
+            if min(width, height) < MIN_RULE_LENGTH:
+                continue  # a dot, a glyph drawn as a shape
+            pdfium_c.FPDFPath_GetDrawMode(obj, fill_mode, stroke)
+            outline = bool(stroke.value) and pdfium_c.FPDFPath_CountSegments(obj) <= 5
+        rules.extend(
+            rules_of_box(left.value, bottom.value, right.value, top.value, outline=outline)
+        )
+        if len(rules) > MAX_RULES:
+            return []
+    return rules
+
+
+def _table_in_place(
+    textpage: pdfium_c.FPDF_TEXTPAGE,
+    units: str,
+    chars: list[str] | None,
+    segments: list[_Segment],
+    grid: Grid,
+) -> list[_Segment]:
+    """``segments`` with those inside ``grid`` replaced by one table, if they make one."""
+    inside = [
+        index
+        for index, segment in enumerate(segments)
+        if segment.table is None
+        and grid.contains((segment.x0 + segment.x1) / 2, (segment.bottom + segment.top) / 2)
+    ]
+    if not inside:
+        return segments
+    left, right, bottom, top = (ctypes.c_double() for _ in range(4))
+    x, y = ctypes.c_double(), ctypes.c_double()
+    placed: list[tuple[str, float, float, float]] = []
+    for index in inside:
+        segment = segments[index]
+        for char in range(segment.start, segment.end):
+            if units[char] in "\r\n\ufffe":
+                continue
+            if pdfium_c.FPDFText_GetCharBox(
+                textpage, char, left, right, bottom, top
+            ) and pdfium_c.FPDFText_GetCharOrigin(textpage, char, x, y):
+                text = units[char] if chars is None else chars[char]
+                middle = (left.value + right.value) / 2, (bottom.value + top.value) / 2
+                placed.append((text, *middle, y.value))
+    table = fill(grid, placed)
+    if table is None:
+        return segments
+    first = segments[inside[0]]
+    grid_left, grid_bottom, grid_right, grid_top = grid.bounds
+    as_segment = _Segment(
+        text=table_text(table),
+        size=first.size,
+        bold=False,
+        x0=grid_left,
+        x1=grid_right,
+        bottom=grid_bottom,
+        top=grid_top,
+        y=first.y,
+        weight=sum(segments[index].weight for index in inside),
+        hyphenated=False,
+        table=table,
+    )
+    taken = set(inside)
+    return [
+        as_segment if index == inside[0] else segment
+        for index, segment in enumerate(segments)
+        if index == inside[0] or index not in taken
+    ]
+
+
+def _links(
+    document: pdfium_c.FPDF_DOCUMENT, page: pdfium_c.FPDF_PAGE, textpage: pdfium_c.FPDF_TEXTPAGE
+) -> tuple[Link, ...]:
+    """The page's link annotations with a web target, each with the text under it."""
+    links: list[Link] = []
+    position = ctypes.c_int(0)
+    link = pdfium_c.FPDF_LINK()
+    rect = pdfium_c.FS_RECTF()
+    buffer = ctypes.create_string_buffer(_URI_BYTES)
+    while pdfium_c.FPDFLink_Enumerate(page, position, link):
+        action = pdfium_c.FPDFLink_GetAction(link)
+        if not action or pdfium_c.FPDFAction_GetType(action) != pdfium_c.PDFACTION_URI:
+            continue
+        size = pdfium_c.FPDFAction_GetURIPath(document, action, buffer, _URI_BYTES)
+        if not 1 < size <= _URI_BYTES:
+            continue
+        # The URI of a URI action is 7-bit ASCII (PDF 32000-1 §12.6.4.7).
+        uri = buffer.value.decode("latin-1").strip()
+        if not _SAFE_URI.match(uri) or not pdfium_c.FPDFLink_GetAnnotRect(link, rect):
+            continue
+        text = _bounded_text(textpage, rect)
+        links.append(Link(text=text, href=uri))
+    return tuple(links)
+
+
+def _bounded_text(textpage: pdfium_c.FPDF_TEXTPAGE, rect: pdfium_c.FS_RECTF) -> str:
+    left, top, right, bottom = rect.left, rect.top, rect.right, rect.bottom
+    count = pdfium_c.FPDFText_GetBoundedText(textpage, left, top, right, bottom, None, 0)
+    if count <= 0:
+        return ""
+    buffer = (ctypes.c_ushort * (count + 1))()
+    written = pdfium_c.FPDFText_GetBoundedText(textpage, left, top, right, bottom, buffer, count)
+    text = bytes(buffer)[: 2 * max(written, 0)].decode("utf-16-le", "replace")
+    return " ".join(text.replace("\ufffe", "-").split())
 
 
 def _units(textpage: pdfium_c.FPDF_TEXTPAGE, count: int) -> str:
@@ -336,6 +514,7 @@ def _segment(
     else:  # blank as PDFium has it, but a glyph there was resolved to text
         first, last = start, end - 1
     middle = _nearest_visible(units, (first + last) // 2, first, last)
+    mono = all(probe.is_mono(textpage, index) for index in (middle, first, last))
     x, y, head, tail = probe.x, probe.y, probe.head, probe.tail
     pdfium_c.FPDFText_GetCharOrigin(textpage, first, x, y)
     pdfium_c.FPDFText_GetLooseCharBox(textpage, first, head)
@@ -351,6 +530,9 @@ def _segment(
         y=y.value,
         weight=len(text) - text.count(" "),
         hyphenated=False,
+        start=start,
+        end=end,
+        mono=mono,
     )
 
 
@@ -415,6 +597,9 @@ def _merge_raised(segments: Sequence[_Segment]) -> list[_Segment]:
                 y=previous.y,
                 weight=previous.weight + segment.weight,
                 hyphenated=segment.hyphenated,
+                start=previous.start,
+                end=segment.end,
+                mono=previous.mono and segment.mono,
             )
         else:
             lines.append(segment)
@@ -423,7 +608,7 @@ def _merge_raised(segments: Sequence[_Segment]) -> list[_Segment]:
 
 def _continues(previous: _Segment, segment: _Segment) -> bool:
     """Whether ``segment`` overlaps ``previous`` as part of the same line, to the right."""
-    if previous.hyphenated or segment.x0 < previous.x0:
+    if previous.hyphenated or segment.x0 < previous.x0 or previous.table or segment.table:
         return False
     overlap = min(previous.top, segment.top) - max(previous.bottom, segment.bottom)
     lower = min(previous.top - previous.bottom, segment.top - segment.bottom)
@@ -433,7 +618,21 @@ def _continues(previous: _Segment, segment: _Segment) -> bool:
 
 
 def _text_line(segment: _Segment) -> TextLine:
-    text = segment.text
+    table = segment.table
+    if table is not None:
+        table = tuple(tuple(_joined_surrogates(cell) for cell in row) for row in table)
+    return TextLine(
+        text=_joined_surrogates(segment.text),
+        size=segment.size,
+        y=segment.y,
+        bold=segment.bold,
+        x0=segment.x0,
+        mono=segment.mono,
+        table=table,
+    )
+
+
+def _joined_surrogates(text: str) -> str:
     if _SURROGATE.search(text):
-        text = text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
-    return TextLine(text=text, size=segment.size, y=segment.y, bold=segment.bold)
+        return text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
+    return text

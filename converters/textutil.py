@@ -205,3 +205,16 @@ def markdown_table(
     out = [line(header), "|" + "|".join(["---"] * width) + "|"]
     out.extend(line(row) for row in rows)
     return "\n".join(out) + "\n"
+
+
+def link_destination(href: str) -> str:
+    """A link destination: in angle brackets when it holds spaces, brackets or parentheses."""
+    href = href.strip().replace("\n", "").replace("\r", "")
+    if any(char in href for char in " <>()"):
+        return "<" + href.replace("<", "%3C").replace(">", "%3E") + ">"
+    return href
+
+
+def markdown_link(text: str, href: str) -> str:
+    """An inline link; ``text`` is inline Markdown already."""
+    return f"[{text}]({link_destination(href)})"

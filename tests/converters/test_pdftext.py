@@ -150,6 +150,7 @@ def test_arabic_ligature_text_reads_in_logical_order() -> None:
 @needs_corpus
 def test_table_row_with_footnote_marks_reads_as_one_line() -> None:
     text = text_of((CORPUS_PDF / "google-doc-document.pdf").read_bytes())
-    assert "Indonesia Germany Austria France Vatican\n" in text
+    # A ruled table: a row per line, a tab between cells.
+    assert "\tIndonesia\tGermany\tAustria\tFrance\tVatican\n" in text
     # The superscript 1 after the number is a footnote mark, not a tenth digit.
-    assert "Population 273.879.750 1 83,190,556 2 8,935,112 3 67,413,000 453" in text
+    assert "Population\t273.879.750 1\t83,190,556 2\t8,935,112 3\t67,413,000\t453" in text
