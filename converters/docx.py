@@ -46,11 +46,26 @@ _PROPERTIES = {
 }
 
 
+#: Word's list styles "List Bullet 2" to "5" and "List Number 2" to "5" nest by
+#: name: in Word's and python-docx's templates each is bound to a numbering of
+#: its own whose level 0 (``w:ilvl`` 0) is only indented further, so mammoth,
+#: which nests by ``w:ilvl``, made each a top-level list. A style map places
+#: them with the HTML paths mammoth's own default map uses for numbering levels
+#: (``p:unordered-list(2) => ul|ol > li > ul > li:fresh``, mammoth/options.py;
+#: style maps: mammoth's README, "Writing style maps"). Level 1 is left to
+#: mammoth's numbering rules, which also honour an explicit ``w:ilvl``.
+LIST_STYLE_MAP = "\n".join(
+    f"p[style-name='List {kind} {level}'] => " + "ul|ol > li > " * (level - 1) + f"{tag} > li:fresh"
+    for kind, tag in (("Bullet", "ul"), ("Number", "ol"))
+    for level in range(2, 6)
+)
+
+
 class DocxConverter:
     """Converts Word (OOXML) documents with mammoth."""
 
     name = "docx"
-    version = "2"
+    version = "3"
 
     def accepts(self, mime_type: str, extension: str) -> bool:
         return base_mime_type(mime_type) == DOCX_MIME_TYPE or extension == ".docx"
@@ -85,6 +100,7 @@ def _docx_html(data: bytes) -> str:
             io.BytesIO(data),
             convert_image=mammoth.images.img_element(lambda image: {}),
             external_file_access=False,
+            style_map=LIST_STYLE_MAP,
         )
     except Exception as exc:
         # mammoth reports a broken package with whatever its ZIP and XML
