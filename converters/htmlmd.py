@@ -353,7 +353,7 @@ class _Writer:
         if tag in ("ul", "ol", "menu"):
             return [self._list(element)]
         if tag == "pre":
-            return [code_fence(element.text().strip("\n"), _code_language(element))]
+            return [code_fence(element.text().strip("\n"), _code_language(element)).rstrip("\n")]
         if tag == "blockquote":
             inner = _join_blocks(self.blocks(element)).rstrip("\n")
             return (

@@ -329,3 +329,8 @@ def test_data_tables_stay_tables(tmp_path: Path, table: str, expected: str) -> N
     markdown, _, document = _variants(_convert_page(tmp_path, table))
     assert markdown == expected
     assert len(document["tables"]) == 1  # type: ignore[arg-type]
+
+
+def test_one_blank_line_after_a_code_block(tmp_path: Path) -> None:
+    markdown, _, _ = _variants(_convert_page(tmp_path, "<pre>a = 1</pre><p>After.</p>"))
+    assert markdown == "```\na = 1\n```\n\nAfter.\n"
