@@ -36,7 +36,7 @@ class HtmlConverter:
     """Converts HTML pages."""
 
     name = "html"
-    version = "2"
+    version = "3"
 
     def accepts(self, mime_type: str, extension: str) -> bool:
         return base_mime_type(mime_type) in HTML_MIME_TYPES or extension in HTML_EXTENSIONS
@@ -54,16 +54,19 @@ def convert_html(
     description: str | None = None,
     language: str | None = None,
     metadata: Mapping[str, str] | None = None,
+    title_heading: bool = True,
 ) -> ConversionResult:
     """Derive the formats of an HTML document (also used for DOCX via mammoth).
 
     Explicit facts win over what the page declares (``<title>``, meta
-    description, ``<html lang>``, meta author/keywords/generator).
+    description, ``<html lang>``, meta author/keywords/generator). The title
+    heads the Markdown as a ``#`` heading when the body has no ``h1``, unless
+    ``title_heading`` is false (the body shows it otherwise: a Word title).
     """
     page = html_to_markdown(source)
     title = title or page.title or page.first_h1
     markdown = page.markdown
-    if title and page.first_h1 is None:
+    if title and title_heading and page.first_h1 is None:
         markdown = f"{markdown_heading(1, title)}\n\n{markdown}"
     document = parse_markdown(markdown)
     declared = {name: page.meta[name] for name in META_NAMES if name in page.meta}

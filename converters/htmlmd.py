@@ -3,15 +3,18 @@
 The page is first built into a small element tree (closing what HTML closes
 implicitly: ``<p>`` before a block, ``<li>``, ``<td>``, ``<tr>`` before their
 siblings), then written as Markdown: headings, paragraphs, emphasis, links,
-images (as references, never fetched), lists, code blocks, block quotes and
-tables. Invisible content (script, style, template, ``hidden``) is dropped.
+images (as references, never fetched), lists, code blocks, block quotes,
+definition lists and tables. Invisible content (script, style, template,
+``hidden``) is dropped, and so are permalink anchors (the ``¶`` Sphinx and
+texinfo put after headings and terms). Tables used for page layout are written
+as the blocks their cells hold; only data tables become Markdown tables.
 Also collected: ``<title>``, ``<html lang>`` and ``<meta name=... content=...>``.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from html.parser import HTMLParser
 
@@ -50,6 +53,7 @@ BLOCK_ELEMENTS = frozenset(
         "aside",
         "blockquote",
         "body",
+        "center",
         "dd",
         "details",
         "dialog",
@@ -92,6 +96,17 @@ BLOCK_ELEMENTS = frozenset(
     ]
 )
 HEADINGS = {f"h{level}": level for level in range(1, 7)}
+#: Permalink anchors by class: Sphinx and MkDocs (``headerlink``), texinfo 7
+#: (``copiable-anchor``, later ``copiable-link``), Docusaurus (``hash-link``).
+PERMALINK_CLASSES = frozenset({"headerlink", "copiable-anchor", "copiable-link", "hash-link"})
+#: The text of a permalink anchor that has none of those classes.
+PERMALINK_GLYPHS = frozenset({"", "¶", "#", "§", "🔗", "⚓"})
+#: What a cell of a data table cannot hold in Markdown (a GFM table cell is one
+#: line of inline content): a table holding any of these is laid out, not data.
+#: Paragraphs do not count: Word tables (mammoth) wrap every cell in ``<p>``.
+LAYOUT_CONTENT = frozenset(
+    [*HEADINGS, "table", "ul", "ol", "dl", "menu", "pre", "blockquote", "hr", "form", "fieldset"]
+)
 #: Elements nested deeper than this are flattened into their ancestor: Markdown
 #: cannot express it, and the writer recurses.
 MAX_DEPTH = 150
@@ -160,6 +175,7 @@ def html_to_markdown(source: str) -> HtmlDocument:
     builder.feed(source)
     builder.close()
     root = builder.root
+    _drop_permalinks(root)
     title = _first_text(root, "title")
     first_h1 = _first_text(root, "h1")
     body = _join_blocks(_Writer().blocks(root))
@@ -177,6 +193,58 @@ def _first_text(root: Element, tag: str) -> str | None:
         if element.tag == tag:
             return collapse_whitespace(element.text()) or None
     return None
+
+
+def _drop_permalinks(root: Element) -> None:
+    """Remove permalink anchors: navigation chrome, not text (a ``¶`` in a heading)."""
+    for element in root.iter():
+        element.children = [
+            child for child in element.children if isinstance(child, str) or not _permalink(child)
+        ]
+
+
+def _permalink(element: Element) -> bool:
+    """A link to its own place in the page, shown as a glyph (or nothing)."""
+    if element.tag != "a":
+        return False
+    if PERMALINK_CLASSES.intersection(element.attrs.get("class", "").split()):
+        return True
+    if not element.attrs.get("href", "").strip().startswith("#"):
+        return False
+    if any(child.tag == "img" for child in element.iter()):
+        return False
+    return element.text().strip(" \t\r\n\f\u00a0\u200b\ufe0f") in PERMALINK_GLYPHS
+
+
+def _layout_table(table: Element) -> bool:
+    """Whether ``table`` lays out a page rather than holding data.
+
+    Layout tables (the norm before CSS; still what e.g. the libxslt pages use)
+    put navigation in one cell and the whole page in another; written as a
+    Markdown table that page became one unreadable row. A table is layout when
+    it says so (``role="presentation"``/``"none"``, WAI-ARIA), has a single row,
+    a single column without header cells, or a cell holding block structure
+    (:data:`LAYOUT_CONTENT`).
+    """
+    if table.attrs.get("role", "").strip().lower() in ("presentation", "none"):
+        return True
+    rows = [
+        [c for c in row.children if isinstance(c, Element) and c.tag in ("td", "th")]
+        for row in _rows(table)
+        if row.tag == "tr"
+    ]
+    rows = [row for row in rows if row]
+    if len(rows) <= 1:
+        return True
+    cells = [cell for row in rows for cell in row]
+    if max(len(row) for row in rows) == 1 and all(cell.tag == "td" for cell in cells):
+        return True
+    return any(
+        element.tag in LAYOUT_CONTENT and not element.hidden
+        for cell in cells
+        for element in cell.iter()
+        if element is not cell
+    )
 
 
 def _join_blocks(blocks: Sequence[str]) -> str:
@@ -256,6 +324,11 @@ class _TreeBuilder(HTMLParser):
 class _Writer:
     """Element tree → Markdown blocks."""
 
+    def __init__(self) -> None:
+        # Emphasis already open around the current node: nested ``<b>`` in
+        # ``<b>`` (or a bold term) is written once, not as ``**a **b** c**``.
+        self._open: dict[str, int] = {"**": 0, "*": 0, "~~": 0}
+
     def blocks(self, element: Element) -> list[str]:
         """The children of ``element`` as blocks; inline runs become paragraphs."""
         out: list[str] = []
@@ -280,7 +353,7 @@ class _Writer:
         if tag in ("ul", "ol", "menu"):
             return [self._list(element)]
         if tag == "pre":
-            return [code_fence(element.text().strip("\n"), _code_language(element))]
+            return [code_fence(element.text().strip("\n"), _code_language(element)).rstrip("\n")]
         if tag == "blockquote":
             inner = _join_blocks(self.blocks(element)).rstrip("\n")
             return (
@@ -289,11 +362,15 @@ class _Writer:
                 else []
             )
         if tag == "table":
-            return self._table(element)
+            return self.blocks(element) if _layout_table(element) else self._table(element)
         if tag == "hr":
             return ["---"]
         if tag == "dt":
-            text = self._one_line(element.children)
+            # The term on a line of its own, in bold; its definitions (``dd``)
+            # follow as blocks. CommonMark has no definition lists, and the
+            # ``term\n: definition`` extension would read as one paragraph to
+            # every CommonMark parser, ours included (converters.mdmodel).
+            text = self._emphasised("**", lambda: self._one_line(element.children))
             return [f"**{text}**"] if text else []
         return self.blocks(element)
 
@@ -324,18 +401,27 @@ class _Writer:
             return _image(node)
         if tag in ("code", "kbd", "samp", "tt"):
             return _code_span(_SPACES.sub(" ", node.text()))
-        inner = "".join(self._inline(child) for child in node.children)
+        marker = _EMPHASIS.get(tag)
+        if marker is not None:
+            inner = self._emphasised(marker, lambda: self._inline_children(node))
+            return inner if self._open[marker] else _wrap(inner, marker)
+        inner = self._inline_children(node)
         if tag == "a":
             return _link(inner, node.attrs.get("href", ""))
-        if tag in ("strong", "b"):
-            return _wrap(inner, "**")
-        if tag in ("em", "i", "cite", "dfn"):
-            return _wrap(inner, "*")
-        if tag in ("del", "s", "strike"):
-            return _wrap(inner, "~~")
         if tag in BLOCK_ELEMENTS:
             return f" {inner} "
         return inner
+
+    def _inline_children(self, node: Element) -> str:
+        return "".join(self._inline(child) for child in node.children)
+
+    def _emphasised(self, marker: str, write: Callable[[], str]) -> str:
+        """``write()`` with ``marker`` counted as open (inner ones are then left out)."""
+        self._open[marker] += 1
+        try:
+            return write()
+        finally:
+            self._open[marker] -= 1
 
     def _list(self, element: Element) -> str:
         ordered = element.tag == "ol"
@@ -373,6 +459,13 @@ class _Writer:
         if rows:
             out.append(markdown_table(rows[0], rows[1:], markdown_cells=True).rstrip("\n"))
         return out
+
+
+_EMPHASIS = {
+    **dict.fromkeys(("strong", "b"), "**"),
+    **dict.fromkeys(("em", "i", "cite", "dfn"), "*"),
+    **dict.fromkeys(("del", "s", "strike"), "~~"),
+}
 
 
 def _item_body(blocks: Sequence[str]) -> str:

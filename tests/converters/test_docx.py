@@ -5,10 +5,11 @@ from __future__ import annotations
 import json
 import zipfile
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from converters import ConversionError, convert
+from converters import ConversionError, ConversionResult, convert
 
 W = "http://schemas.openxmlformats.org/wordprocessingml/2006/main"
 CONTENT_TYPES = """<?xml version="1.0" encoding="UTF-8" standalone="yes"?>
@@ -19,6 +20,8 @@ CONTENT_TYPES = """<?xml version="1.0" encoding="UTF-8" standalone="yes"?>
     ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml"/>
   <Override PartName="/word/styles.xml"
     ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.styles+xml"/>
+  <Override PartName="/word/numbering.xml"
+    ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.numbering+xml"/>
   <Override PartName="/docProps/core.xml"
     ContentType="application/vnd.openxmlformats-package.core-properties+xml"/>
 </Types>"""
@@ -36,6 +39,9 @@ DOCUMENT_RELS = """<?xml version="1.0" encoding="UTF-8" standalone="yes"?>
   <Relationship Id="rId1"
     Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/styles"
     Target="styles.xml"/>
+  <Relationship Id="rId2"
+    Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/numbering"
+    Target="numbering.xml"/>
 </Relationships>"""
 STYLES = f"""<?xml version="1.0" encoding="UTF-8" standalone="yes"?>
 <w:styles xmlns:w="{W}">
@@ -54,8 +60,18 @@ CORE = """<?xml version="1.0" encoding="UTF-8" standalone="yes"?>
 </cp:coreProperties>"""
 
 
-def paragraph(text: str, style: str | None = None, bold: bool = False) -> str:
-    properties = f'<w:pPr><w:pStyle w:val="{style}"/></w:pPr>' if style else ""
+def paragraph(
+    text: str,
+    style: str | None = None,
+    bold: bool = False,
+    numbering: tuple[int, int] | None = None,
+) -> str:
+    """A ``w:p``; ``numbering`` is ``(numId, ilvl)``, as Word writes it in ``w:numPr``."""
+    inner = f'<w:pStyle w:val="{style}"/>' if style else ""
+    if numbering:
+        number, level = numbering
+        inner += f'<w:numPr><w:ilvl w:val="{level}"/><w:numId w:val="{number}"/></w:numPr>'
+    properties = f"<w:pPr>{inner}</w:pPr>" if inner else ""
     run_properties = "<w:rPr><w:b/></w:rPr>" if bold else ""
     return (
         f'<w:p>{properties}<w:r>{run_properties}<w:t xml:space="preserve">{text}</w:t></w:r></w:p>'
@@ -84,23 +100,36 @@ BODY = "".join(
         + "</w:tbl>",
     ]
 )
-DOCUMENT = (
-    '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>'
-    f'<w:document xmlns:w="{W}"><w:body>{BODY}</w:body></w:document>'
-)
 
 
-@pytest.fixture
-def docx_file(tmp_path: Path) -> Path:
-    path = tmp_path / "report.docx"
+def write_docx(
+    path: Path,
+    body: str,
+    *,
+    styles: str = STYLES,
+    numbering: str | None = None,
+    core: str = CORE,
+) -> Path:
+    """A Word package at ``path`` with ``body`` inside ``w:body``."""
+    document = (
+        '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>'
+        f'<w:document xmlns:w="{W}"><w:body>{body}</w:body></w:document>'
+    )
     with zipfile.ZipFile(path, "w") as package:
         package.writestr("[Content_Types].xml", CONTENT_TYPES)
         package.writestr("_rels/.rels", PACKAGE_RELS)
         package.writestr("word/_rels/document.xml.rels", DOCUMENT_RELS)
-        package.writestr("word/document.xml", DOCUMENT)
-        package.writestr("word/styles.xml", STYLES)
-        package.writestr("docProps/core.xml", CORE)
+        package.writestr("word/document.xml", document)
+        package.writestr("word/styles.xml", styles)
+        if numbering is not None:
+            package.writestr("word/numbering.xml", numbering)
+        package.writestr("docProps/core.xml", core)
     return path
+
+
+@pytest.fixture
+def docx_file(tmp_path: Path) -> Path:
+    return write_docx(tmp_path / "report.docx", BODY)
 
 
 def test_docx_headings_tables_and_core_properties(docx_file: Path) -> None:
@@ -135,8 +164,173 @@ def test_broken_docx_is_corrupt(tmp_path: Path) -> None:
         assert caught.value.reason == "corrupt"
 
 
+DOCX = "application/vnd.openxmlformats-officedocument.wordprocessingml.document"
+
+# The list styles of python-docx's default template (and of Word's Normal.dotm):
+# "List Bullet 2" and "List Number 2" are list styles of their own, each bound
+# to a numbering whose level 0 (w:ilvl 0) is simply indented further, so the
+# nesting is in the style's name, not in w:ilvl.
+LIST_STYLES = f"""<?xml version="1.0" encoding="UTF-8" standalone="yes"?>
+<w:styles xmlns:w="{W}">
+  <w:style w:type="paragraph" w:styleId="Heading1"><w:name w:val="heading 1"/></w:style>
+  <w:style w:type="paragraph" w:styleId="Title"><w:name w:val="Title"/></w:style>
+  <w:style w:type="paragraph" w:styleId="Subtitle"><w:name w:val="Subtitle"/></w:style>
+  <w:style w:type="paragraph" w:styleId="ListBullet"><w:name w:val="List Bullet"/>
+    <w:pPr><w:numPr><w:numId w:val="1"/></w:numPr></w:pPr></w:style>
+  <w:style w:type="paragraph" w:styleId="ListBullet2"><w:name w:val="List Bullet 2"/>
+    <w:pPr><w:numPr><w:numId w:val="2"/></w:numPr></w:pPr></w:style>
+  <w:style w:type="paragraph" w:styleId="ListNumber"><w:name w:val="List Number"/>
+    <w:pPr><w:numPr><w:numId w:val="3"/></w:numPr></w:pPr></w:style>
+  <w:style w:type="paragraph" w:styleId="ListNumber2"><w:name w:val="List Number 2"/>
+    <w:pPr><w:numPr><w:numId w:val="4"/></w:numPr></w:pPr></w:style>
+  <w:style w:type="paragraph" w:styleId="ListParagraph"><w:name w:val="List Paragraph"/></w:style>
+</w:styles>"""
+
+
+def _level(index: int, fmt: str, style: str | None = None) -> str:
+    style_element = f'<w:pStyle w:val="{style}"/>' if style else ""
+    return f'<w:lvl w:ilvl="{index}"><w:numFmt w:val="{fmt}"/>{style_element}</w:lvl>'
+
+
+NUMBERING = f"""<?xml version="1.0" encoding="UTF-8" standalone="yes"?>
+<w:numbering xmlns:w="{W}">
+  <w:abstractNum w:abstractNumId="0">{_level(0, "bullet", "ListBullet")}{_level(1, "bullet")}\
+{_level(2, "decimal")}</w:abstractNum>
+  <w:abstractNum w:abstractNumId="1">{_level(0, "bullet", "ListBullet2")}</w:abstractNum>
+  <w:abstractNum w:abstractNumId="2">{_level(0, "decimal", "ListNumber")}</w:abstractNum>
+  <w:abstractNum w:abstractNumId="3">{_level(0, "decimal", "ListNumber2")}</w:abstractNum>
+  <w:num w:numId="1"><w:abstractNumId w:val="0"/></w:num>
+  <w:num w:numId="2"><w:abstractNumId w:val="1"/></w:num>
+  <w:num w:numId="3"><w:abstractNumId w:val="2"/></w:num>
+  <w:num w:numId="4"><w:abstractNumId w:val="3"/></w:num>
+</w:numbering>"""
+
+
+def _convert(path: Path) -> tuple[ConversionResult, str, str, dict[str, Any]]:
+    result = convert(path.read_bytes(), DOCX, path.name)
+    markdown = result.get("text/markdown").data.decode()  # type: ignore[union-attr]
+    text = result.get("text/plain").data.decode()  # type: ignore[union-attr]
+    document = json.loads(result.get("application/json").data)  # type: ignore[union-attr]
+    return result, markdown, text, document
+
+
+def test_numbering_levels_nest(tmp_path: Path) -> None:
+    body = "".join(
+        [
+            paragraph("Steps", "Heading1"),
+            paragraph("Fruit", "ListParagraph", numbering=(1, 0)),
+            paragraph("Apple", "ListParagraph", numbering=(1, 1)),
+            paragraph("Peel it", "ListParagraph", numbering=(1, 2)),
+            paragraph("Pear", "ListParagraph", numbering=(1, 1)),
+            paragraph("Bread", "ListParagraph", numbering=(1, 0)),
+        ]
+    )
+    path = write_docx(tmp_path / "levels.docx", body, styles=LIST_STYLES, numbering=NUMBERING)
+    _, markdown, text, document = _convert(path)
+    assert "- Fruit\n  - Apple\n    1. Peel it\n  - Pear\n- Bread\n" in markdown
+    nested = "• Fruit\n  • Apple\n    1. Peel it\n  • Pear\n• Bread"
+    assert nested in text
+    assert nested in document["sections"][0]["text"]
+
+
+def test_list_styles_nest(tmp_path: Path) -> None:
+    body = "".join(
+        [
+            paragraph("Steps", "Heading1"),
+            paragraph("Fruit", "ListBullet"),
+            paragraph("Apple", "ListBullet2"),
+            paragraph("Pear", "ListBullet2"),
+            paragraph("Bread", "ListBullet"),
+            paragraph("First", "ListNumber"),
+            paragraph("First a", "ListNumber2"),
+            paragraph("First b", "ListNumber2"),
+            paragraph("Second", "ListNumber"),
+            paragraph("After the lists."),
+        ]
+    )
+    path = write_docx(tmp_path / "styles.docx", body, styles=LIST_STYLES, numbering=NUMBERING)
+    _, markdown, text, document = _convert(path)
+    assert "- Fruit\n  - Apple\n  - Pear\n- Bread\n" in markdown
+    assert "1. First\n   1. First a\n   2. First b\n2. Second\n" in markdown
+    nested = "• Fruit\n  • Apple\n  • Pear\n• Bread"
+    assert nested in text and nested in document["sections"][0]["text"]
+    assert "1. First\n  1. First a\n  2. First b\n2. Second" in text
+
+
 def _empty_zip(tmp_path: Path) -> bytes:
     path = tmp_path / "empty.zip"
     with zipfile.ZipFile(path, "w") as package:
         package.writestr("hello.txt", "not a word document")
     return path.read_bytes()
+
+
+def _core(title: str = "", subject: str = "", description: str = "") -> str:
+    """Core properties as python-docx's template writes them, with these values."""
+    return f"""<?xml version="1.0" encoding="UTF-8" standalone="yes"?>
+<cp:coreProperties
+  xmlns:cp="http://schemas.openxmlformats.org/package/2006/metadata/core-properties"
+  xmlns:dc="http://purl.org/dc/elements/1.1/" xmlns:dcterms="http://purl.org/dc/terms/">
+  <dc:title>{title}</dc:title><dc:subject>{subject}</dc:subject>
+  <dc:creator>python-docx</dc:creator><dc:description>{description}</dc:description>
+</cp:coreProperties>"""
+
+
+TITLED_BODY = "".join(
+    [
+        paragraph("Quarterly Shelf Report", "Title"),
+        paragraph("Books, boxes and binders", "Subtitle"),
+        paragraph("Overview", "Heading1"),
+        paragraph("Shelves hold books."),
+    ]
+)
+
+
+def test_title_style_paragraph_is_the_title_not_a_heading(tmp_path: Path) -> None:
+    core = _core(description="generated by python-docx")
+    path = write_docx(tmp_path / "t.docx", TITLED_BODY, styles=LIST_STYLES, core=core)
+    result, markdown, text, document = _convert(path)
+    facts = result.facts
+    assert facts.title == "Quarterly Shelf Report"
+    assert [(e.level, e.title) for e in facts.outline] == [(1, "Overview")]
+    assert markdown == (
+        "**Quarterly Shelf Report**\n\n*Books, boxes and binders*\n\n"
+        "# Overview\n\nShelves hold books.\n"
+    )
+    assert text.startswith("Quarterly Shelf Report\n\nBooks, boxes and binders\n\nOverview\n")
+    assert document["title"] == "Quarterly Shelf Report"
+    # No subject, and python-docx's "generated by python-docx" says nothing
+    # about the document: the subtitle does.
+    assert facts.description == "Books, boxes and binders"
+
+
+def test_core_title_wins_over_the_title_paragraph(tmp_path: Path) -> None:
+    core = _core(title="Q2 Report")
+    path = write_docx(tmp_path / "t.docx", TITLED_BODY, styles=LIST_STYLES, core=core)
+    result, markdown, _, _ = _convert(path)
+    assert result.facts.title == "Q2 Report"
+    assert markdown.startswith("**Quarterly Shelf Report**\n\n*Books, boxes and binders*\n\n#")
+    assert [e.title for e in result.facts.outline] == ["Overview"]
+
+
+@pytest.mark.parametrize(
+    ("subject", "description", "body", "expected"),
+    [
+        ("Shelf inventory for Q2", "Counts of every shelf.", TITLED_BODY, "Shelf inventory for Q2"),
+        ("", "Counts of every shelf.", TITLED_BODY, "Counts of every shelf."),
+        ("", "generated by python-docx", TITLED_BODY, "Books, boxes and binders"),
+        # Neither: the first paragraph of the body, not the title above it.
+        (
+            "",
+            "Created with Microsoft Word 2016",
+            paragraph("Quarterly Shelf Report", "Title") + paragraph("Shelves hold books."),
+            "Shelves hold books.",
+        ),
+    ],
+)
+def test_description_from_subject_then_description_then_body(
+    tmp_path: Path, subject: str, description: str, body: str, expected: str
+) -> None:
+    core = _core(subject=subject, description=description)
+    path = write_docx(tmp_path / "d.docx", body, styles=LIST_STYLES, core=core)
+    result, _, _, _ = _convert(path)
+    assert result.facts.description == expected
