@@ -416,9 +416,13 @@ def pdf_truth(data: bytes) -> tuple[Truth, str]:
     return truth, "; ".join(notes)
 
 
-def corpus_sources(pdf_dir: Path, notes: list[str]) -> list[Source]:
+def corpus_sources(
+    pdf_dir: Path, notes: list[str], patterns: Sequence[str] | None = None
+) -> list[Source]:
     sources = []
     for path in sorted(pdf_dir.glob("*.pdf")):
+        if patterns and not matches(path.name, patterns):
+            continue
         data = path.read_bytes()
         try:
             reader = PdfReader(io.BytesIO(data), strict=False)
@@ -614,17 +618,16 @@ def print_summary(results: Sequence[FileResult], verdict_list: Sequence[Verdict]
             )
 
 
+def matches(name: str, patterns: Sequence[str]) -> bool:
+    """Whether ``name`` matches a glob, or holds a substring, of ``patterns``."""
+    return any(
+        fnmatch.fnmatch(name, p) or fnmatch.fnmatch(Path(name).name, p) or p in name
+        for p in patterns
+    )
+
+
 def select(sources: Sequence[Source], patterns: Sequence[str] | None) -> list[Source]:
-    if not patterns:
-        return list(sources)
-    return [
-        s
-        for s in sources
-        if any(
-            fnmatch.fnmatch(s.name, p) or fnmatch.fnmatch(Path(s.name).name, p) or p in s.name
-            for p in patterns
-        )
-    ]
+    return [s for s in sources if not patterns or matches(s.name, patterns)]
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -645,7 +648,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     notes: list[str] = []
     if args.pdf_dir.is_dir():
-        sources = corpus_sources(args.pdf_dir, notes)
+        sources = corpus_sources(args.pdf_dir, notes, args.files)
     else:
         sources = []
         notes.append(f"no corpus at {args.pdf_dir} (set DOCSHELF_SHARED): built documents only")
