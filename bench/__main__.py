@@ -1,4 +1,4 @@
-"""``python -m bench NAME``: run one benchmark (index, convert, live, serve, search)."""
+"""``python -m bench NAME``: run one benchmark (index, convert, live, serve, search, quality)."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ BENCHMARKS = {
     "live": "bench.bench_live",
     "serve": "bench.bench_serve",
     "search": "bench.bench_search",
+    "quality": "bench.bench_quality",
 }
 
 

@@ -1,0 +1,705 @@
+# ruff: noqa: RUF001, RUF002  (symbols and scripts are what this measures)
+"""Conversion quality: docshelf's representations against markitdown's, file by file.
+
+Inputs: every readable PDF of the shared corpus (``$DOCSHELF_SHARED/corpus/pdf``)
+and the documents :mod:`bench.quality_docs` builds (PDF, HTML, DOCX, Markdown),
+each of which knows its truth. docshelf is measured in each of its formats
+(Markdown, text, JSON); markitdown (``pip install -e '.[bench]'``) gives Markdown
+only, compared with our Markdown; its text and JSON figures are n/a.
+
+Measures (each a share from 0 to 1, higher is better, except ``leaks``; "n/a" when
+the file has no truth for it or the format cannot carry it). Texts are compared
+after NFKC and case folding:
+
+- ``headings``: truth headings found as headings. Truth: the PDF outline (pypdf)
+  for corpus PDFs, the source headings for built documents. Markdown: ATX and
+  setext headings; text: a line of its own; JSON: ``outline`` titles and section
+  headings. A leading section number ("2.1") is ignored on both sides, so the
+  printed heading "1 Foo" matches the bookmark "Foo". Counted as multisets.
+- ``tables``: truth cells recovered in table rows. For each truth row, the best
+  Markdown table row (JSON: table header or row) holding at most two cells more
+  than it; the cells they share (as multisets) over all truth cells.
+- ``links``: truth hrefs present as link targets (Markdown ``[text](href)``,
+  ``<href>``, reference definitions; JSON ``links``). Truth: URI link
+  annotations (pypdf) for corpus PDFs. Trailing ``/`` ignored.
+- ``code``: truth code lines (non-blank, indentation kept relative to the
+  block) found as lines of a fenced code block (JSON: ``code_blocks``).
+- ``lists``: truth list items found as Markdown list items, nested exactly when
+  the truth item is (built documents only).
+- ``symbols``: non-ASCII characters that are not letters, marks, spaces or
+  controls (punctuation, symbols, digits such as − ≤ ∑ “ ¹ ١), bullets and
+  U+FFFD left out: sum of min(found, truth) over truth, per character. Truth:
+  PDFium's page text (pypdfium2) for corpus PDFs, the visible source text for
+  built documents.
+- ``words``: ``\\w+`` words, the same way as a bag (line-end hyphens joined first
+  on both sides): sum of min(found, truth) over truth.
+- ``title``: 1 when the title (JSON ``title``; Markdown: the first level-1
+  heading) is one of the expected ones, else 0 (built documents only).
+- ``leaks``: occurrences of strings that must not appear (¶, U+FFFD,
+  ``/Bullet``, a running head beyond its first), beyond those allowed. Lower is
+  better; for corpus PDFs only U+FFFD.
+
+The verdict per measure (Markdown, where both tools have figures): PASS when
+docshelf's figure is at least markitdown's on every file (at most, for leaks),
+else FAIL with the files and the gaps. It is a report: the exit code is 0 unless
+``--strict``.
+
+Run: ``python -m bench quality`` (``--help`` for the options). See ``bench/README.md``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import fnmatch
+import io
+import json
+import logging
+import os
+import re
+import sys
+import textwrap
+import unicodedata
+from collections import Counter
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from statistics import mean
+from typing import Any, TypeVar
+
+import pypdfium2 as pdfium
+from pypdf import PasswordType, PdfReader
+
+from bench.quality_docs import BuiltDocument, Truth, build_all
+from converters import ConversionError, convert
+
+
+def _shared() -> Path:
+    """$DOCSHELF_SHARED, else the first ``shared`` folder beside the checkout or above it
+    (a worktree at ``/work/wt/NAME`` finds ``/work/shared``)."""
+    if "DOCSHELF_SHARED" in os.environ:
+        return Path(os.environ["DOCSHELF_SHARED"])
+    parents = Path(__file__).resolve().parents
+    candidates = [parent / "shared" for parent in parents[2:4]]
+    return next((c for c in candidates if c.is_dir()), candidates[0])
+
+
+SHARED = _shared()
+T = TypeVar("T")
+DEFAULT_PDF_DIR = SHARED / "corpus" / "pdf"
+
+MEASURES = ("headings", "tables", "links", "code", "lists", "symbols", "words", "title", "leaks")
+LOWER_IS_BETTER = frozenset({"leaks"})
+FORMATS = ("markdown", "text", "json")
+#: (tool, format) columns of the per-file table, in order.
+COLUMNS = (
+    ("docshelf", "markdown"),
+    ("docshelf", "text"),
+    ("docshelf", "json"),
+    ("markitdown", "markdown"),
+)
+BULLETS = frozenset("•◦▪▫‣∙●○■□➢►▸–-*")  # list markers, not content
+_WORD = re.compile(r"\w+")
+_NUMBER = re.compile(r"^\d+(\.\d+)*\.?\s+")
+_HYPHEN_BREAK = re.compile(r"(\w)[-\u00ad\x02]\s*\n\s*(\w)")
+_ATX = re.compile(r"^ {0,3}(#{1,6})\s+(.*?)\s*#*\s*$")
+_SETEXT = re.compile(r"^ {0,3}(=+|-+)\s*$")
+_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
+_LIST_ITEM = re.compile(r"^(\s*)(?:[-*+]|\d+[.)])\s+(.*)$")
+_LINK = re.compile(r"(?<!!)\[(?:[^\]\\]|\\.)*\]\(\s*<?([^)\s>]+)>?(?:\s+\"[^\"]*\")?\s*\)")
+_AUTOLINK = re.compile(r"<((?:https?|mailto|ftp):[^>\s]+)>")
+_REFERENCE = re.compile(r"^ {0,3}\[[^\]]+\]:\s*<?(\S+?)>?(?:\s|$)", re.MULTILINE)
+_INLINE_LINK = re.compile(r"!?\[((?:[^\]\\]|\\.)*)\]\([^)]*\)")
+_EMPHASIS = re.compile(r"(\*\*|__|`|\*|_(?=\w)|(?<=\w)_)")
+_MD_ESCAPE = re.compile(r"\\([!-/:-@\[-`{-~])")
+
+
+# ------------------------------------------------------------------ normalizing
+
+
+def fold(text: str) -> str:
+    """NFKC, case-folded, whitespace collapsed."""
+    return " ".join(unicodedata.normalize("NFKC", text).casefold().split())
+
+
+def plain_inline(text: str) -> str:
+    """Markdown inline syntax removed: links to their text, emphasis, escapes, ¶ anchors."""
+    text = _INLINE_LINK.sub(r"\1", text)
+    text = _MD_ESCAPE.sub(r"\1", _EMPHASIS.sub("", text))
+    return text.replace("\N{PILCROW SIGN}", "")
+
+
+def heading_key(text: str) -> str:
+    """A heading compared without inline syntax and without its leading section number."""
+    folded = fold(plain_inline(text))
+    return _NUMBER.sub("", folded) or folded
+
+
+def cell_key(text: str) -> str:
+    return fold(plain_inline(text.replace("\\|", "|")))
+
+
+def href_key(href: str) -> str:
+    return href.strip().strip("<>").rstrip("/")
+
+
+def words(text: str) -> Counter[str]:
+    text = _HYPHEN_BREAK.sub(r"\1\2", unicodedata.normalize("NFKC", text))
+    return Counter(_WORD.findall(text.casefold()))
+
+
+def is_symbol(char: str) -> bool:
+    if ord(char) < 128 or char in BULLETS or char == "\ufffd":
+        return False
+    return unicodedata.category(char)[0] in "PSN"
+
+
+def symbols(text: str) -> Counter[str]:
+    return Counter(c for c in unicodedata.normalize("NFC", text) if is_symbol(c))
+
+
+def bag_recall(found: Counter[T], truth: Counter[T]) -> float | None:
+    """sum(min(found, truth)) / sum(truth), per item; None without truth."""
+    total = sum(truth.values())
+    return sum((found & truth).values()) / total if total else None
+
+
+# ----------------------------------------------------------------- what we read
+
+
+@dataclass
+class View:
+    """What a measure looks at in one output: ``None`` fields cannot be measured."""
+
+    text: str
+    headings: list[str] | None = None
+    table_rows: list[list[str]] | None = None
+    links: list[str] | None = None
+    code: list[str] | None = None
+    list_items: list[tuple[str, int]] | None = None
+    title: str | None = None
+    has_title: bool = False
+
+
+def markdown_view(markdown: str) -> View:
+    """Headings, table rows, links, code blocks and list items of a Markdown text."""
+    headings: list[str] = []
+    rows: list[list[str]] = []
+    code: list[str] = []
+    items: list[tuple[str, int]] = []
+    fence: str | None = None
+    block: list[str] = []
+    previous = ""
+    for line in markdown.splitlines():
+        if fence is not None:
+            if line.strip().startswith(fence):
+                code.append("\n".join(block))
+                fence, block = None, []
+            else:
+                block.append(line)
+            continue
+        opened = _FENCE.match(line)
+        if opened:
+            fence, block = opened.group(1)[:3], []
+            previous = ""
+            continue
+        atx = _ATX.match(line)
+        setext = _SETEXT.match(line)
+        stripped = line.strip()
+        if atx:
+            headings.append(atx.group(2))
+        elif setext and previous.strip() and not previous.lstrip().startswith(("|", "-", "*")):
+            headings.append(previous.strip())
+        elif stripped.startswith("|") or (stripped.count("|") >= 2 and rows and previous):
+            cells = [c.strip() for c in re.split(r"(?<!\\)\|", stripped.strip("|"))]
+            if not all(re.fullmatch(r":?-{2,}:?", c) or not c for c in cells):
+                rows.append(cells)
+        else:
+            item = _LIST_ITEM.match(line)
+            if item:
+                items.append((item.group(2), 1 if len(item.group(1).expandtabs(4)) >= 2 else 0))
+        previous = line
+    if fence is not None:
+        code.append("\n".join(block))
+    links = _LINK.findall(markdown) + _AUTOLINK.findall(markdown) + _REFERENCE.findall(markdown)
+    first_h1 = next(
+        (m.group(2) for m in map(_ATX.match, _unfenced(markdown)) if m and m.group(1) == "#"), None
+    )
+    return View(markdown, headings, rows, links, code, items, first_h1, has_title=True)
+
+
+def _unfenced(markdown: str) -> Iterable[str]:
+    fence: str | None = None
+    for line in markdown.splitlines():
+        opened = _FENCE.match(line)
+        if fence is not None:
+            if line.strip().startswith(fence):
+                fence = None
+        elif opened:
+            fence = opened.group(1)[:3]
+        else:
+            yield line
+
+
+def text_view(text: str) -> View:
+    """Plain text: headings are lines of their own; nothing else is structured."""
+    return View(text, headings=[line for line in text.splitlines() if line.strip()])
+
+
+def json_view(document: dict[str, Any]) -> View:
+    """The docshelf.document/v1 JSON: outline, tables, links, code blocks, title."""
+    parts: list[str] = []
+    for page in document.get("pages") or []:
+        parts.append(page.get("text", ""))
+    for section in document.get("sections") or []:
+        if section.get("heading"):
+            parts.append(section["heading"])
+        parts.append(section.get("text", ""))
+    headings = [entry["title"] for entry in document.get("outline") or []]
+    if not headings:
+        headings = [s["heading"] for s in document.get("sections") or [] if s.get("heading")]
+    rows: list[list[str]] = []
+    for table in document.get("tables") or []:
+        rows.extend([table.get("header") or [], *(table.get("rows") or [])])
+    return View(
+        "\n".join(parts),
+        headings=headings,
+        table_rows=rows,
+        links=[link["href"] for link in document.get("links") or []],
+        code=[block["code"] for block in document.get("code_blocks") or []],
+        title=document.get("title"),
+        has_title=True,
+    )
+
+
+# --------------------------------------------------------------------- measures
+
+
+def heading_recall(truth: Sequence[str], found: Sequence[str] | None) -> float | None:
+    if not truth or found is None:
+        return None
+    return bag_recall(Counter(map(heading_key, found)), Counter(map(heading_key, truth)))
+
+
+def table_recall(
+    truth: Sequence[Sequence[Sequence[str]]], rows: Sequence[Sequence[str]] | None
+) -> float | None:
+    truth_rows = [[c for c in map(cell_key, row) if c] for table in truth for row in table]
+    total = sum(len(row) for row in truth_rows)
+    if not total or rows is None:
+        return None
+    candidates = [Counter(c for c in map(cell_key, row) if c) for row in rows]
+    found = 0
+    for row in truth_rows:
+        wanted = Counter(row)
+        fitting = [c for c in candidates if sum(c.values()) <= len(row) + 2]
+        found += max((sum((wanted & c).values()) for c in fitting), default=0)
+    return found / total
+
+
+def link_recall(truth: Sequence[str], found: Sequence[str] | None) -> float | None:
+    if not truth or found is None:
+        return None
+    return bag_recall(Counter(map(href_key, found)), Counter(map(href_key, truth)))
+
+
+def _code_lines(block: str) -> list[str]:
+    return [line.rstrip() for line in textwrap.dedent(block).splitlines() if line.strip()]
+
+
+def code_recall(truth: Sequence[str], found: Sequence[str] | None) -> float | None:
+    if not truth or found is None:
+        return None
+    have = Counter(line for block in found for line in _code_lines(block))
+    return bag_recall(have, Counter(line for block in truth for line in _code_lines(block)))
+
+
+def list_recall(
+    truth: Sequence[tuple[str, int]], found: Sequence[tuple[str, int]] | None
+) -> float | None:
+    if not truth or found is None:
+        return None
+    have = Counter((cell_key(text), min(depth, 1)) for text, depth in found)
+    return bag_recall(have, Counter((cell_key(text), min(depth, 1)) for text, depth in truth))
+
+
+def title_match(titles: Sequence[str], view: View) -> float | None:
+    if not titles or not view.has_title:
+        return None
+    return 1.0 if view.title and heading_key(view.title) in map(heading_key, titles) else 0.0
+
+
+def leak_count(forbidden: Sequence[tuple[str, int]], text: str) -> float | None:
+    if not forbidden:
+        return None
+    return float(sum(max(0, text.count(s) - allowed) for s, allowed in forbidden))
+
+
+def measure(truth: Truth, view: View) -> dict[str, float | None]:
+    """Every measure of one output against one truth."""
+    return {
+        "headings": heading_recall(truth.headings, view.headings),
+        "tables": table_recall(truth.tables, view.table_rows),
+        "links": link_recall(truth.links, view.links),
+        "code": code_recall(truth.code, view.code),
+        "lists": list_recall(truth.lists, view.list_items),
+        "symbols": bag_recall(symbols(view.text), symbols(truth.text)) if truth.text else None,
+        "words": bag_recall(words(view.text), words(truth.text)) if truth.text else None,
+        "title": title_match(truth.titles, view),
+        "leaks": leak_count(truth.forbidden, view.text),
+    }
+
+
+# ------------------------------------------------------------------ the inputs
+
+
+@dataclass
+class Source:
+    name: str
+    mime_type: str
+    data: bytes
+    truth: Truth
+    note: str = ""
+
+
+def pdfium_text(data: bytes) -> str:
+    document = pdfium.PdfDocument(data)
+    try:
+        texts = []
+        for index in range(len(document)):
+            page = document[index]
+            textpage = page.get_textpage()
+            texts.append(textpage.get_text_range())
+            textpage.close()
+            page.close()
+        return "\n".join(texts)
+    finally:
+        document.close()
+
+
+def pdf_truth(data: bytes) -> tuple[Truth, str]:
+    """Outline titles and URI links (pypdf), text (PDFium) of a corpus PDF, and a note."""
+    notes = []
+    reader = PdfReader(io.BytesIO(data), strict=False)
+    headings: list[str] = []
+    links: list[str] = []
+    try:
+        stack: list[Any] = [reader.outline]
+        flat: list[Any] = []
+        while stack:  # depth first, document order
+            item = stack.pop(0)
+            if isinstance(item, list):
+                stack[:0] = item
+            else:
+                flat.append(item)
+        headings = [str(item.title) for item in flat if getattr(item, "title", None)]
+    except Exception as exc:
+        notes.append(f"outline unreadable ({type(exc).__name__})")
+    try:
+        for page in reader.pages:
+            for annotation in page.get("/Annots") or []:
+                annotation = annotation.get_object()
+                action = annotation.get("/A")
+                if annotation.get("/Subtype") == "/Link" and action is not None:
+                    uri = action.get_object().get("/URI")
+                    if uri:
+                        links.append(str(uri))
+    except Exception as exc:
+        notes.append(f"annotations unreadable ({type(exc).__name__})")
+    try:
+        text = pdfium_text(data)
+    except Exception as exc:
+        text = ""
+        notes.append(f"PDFium cannot open it ({type(exc).__name__}): no word/symbol truth")
+    truth = Truth(
+        headings=tuple(headings), links=tuple(links), text=text, forbidden=(("\ufffd", 0),)
+    )
+    return truth, "; ".join(notes)
+
+
+def corpus_sources(
+    pdf_dir: Path, notes: list[str], patterns: Sequence[str] | None = None
+) -> list[Source]:
+    sources = []
+    for path in sorted(pdf_dir.glob("*.pdf")):
+        if patterns and not matches(path.name, patterns):
+            continue
+        data = path.read_bytes()
+        try:
+            reader = PdfReader(io.BytesIO(data), strict=False)
+            if reader.is_encrypted and reader.decrypt("") == PasswordType.NOT_DECRYPTED:
+                notes.append(f"skipped {path.name}: encrypted")
+                continue
+        except Exception as exc:
+            notes.append(f"{path.name}: pypdf cannot open it ({type(exc).__name__})")
+        truth, note = pdf_truth(data)
+        sources.append(Source(path.name, "application/pdf", data, truth, note))
+    return sources
+
+
+def built_sources(documents: Iterable[BuiltDocument]) -> list[Source]:
+    return [Source(d.name, d.mime_type, d.data, d.truth) for d in documents]
+
+
+# --------------------------------------------------------------------- the tools
+
+
+def docshelf_views(source: Source) -> dict[str, View]:
+    """docshelf's Markdown, text and JSON of a source (a Markdown/text source is its own)."""
+    result = convert(source.data, source.mime_type, source.name)
+    views: dict[str, View] = {}
+    original = source.data.decode("utf-8", "replace")
+    markdown = result.get("text/markdown")
+    if markdown is not None:
+        views["markdown"] = markdown_view(markdown.data.decode())
+    elif source.mime_type == "text/markdown":
+        views["markdown"] = markdown_view(original)
+    text = result.get("text/plain")
+    views["text"] = text_view(text.data.decode() if text is not None else original)
+    document = result.get("application/json")
+    if document is not None:
+        views["json"] = json_view(json.loads(document.data))
+    return views
+
+
+Peer = Callable[[Source], str]
+
+
+def markitdown_peer() -> Peer | None:
+    """markitdown's Markdown for a source, or None when markitdown is not installed."""
+    try:
+        from markitdown import MarkItDown, StreamInfo
+    except ImportError:
+        return None
+    engine = MarkItDown(enable_plugins=False)
+
+    def run(source: Source) -> str:
+        info = StreamInfo(
+            mimetype=source.mime_type,
+            extension=Path(source.name).suffix,
+            filename=Path(source.name).name,
+            charset="utf-8" if source.mime_type.startswith("text/") else None,
+        )
+        return engine.convert_stream(io.BytesIO(source.data), stream_info=info).markdown
+
+    return run
+
+
+# ----------------------------------------------------------------------- report
+
+Figures = dict[str, float | None]
+
+
+@dataclass
+class FileResult:
+    name: str
+    kind: str  # the source format: pdf, html, docx, md
+    note: str = ""
+    figures: dict[str, Figures] = field(default_factory=dict)  # "docshelf/markdown" -> measures
+    errors: dict[str, str] = field(default_factory=dict)
+
+
+def evaluate(source: Source, peer: Peer | None) -> FileResult:
+    result = FileResult(source.name, Path(source.name).suffix.lstrip(".").lower(), source.note)
+    try:
+        for fmt, view in docshelf_views(source).items():
+            result.figures[f"docshelf/{fmt}"] = measure(source.truth, view)
+    except ConversionError as exc:
+        result.errors["docshelf"] = str(exc)
+    if peer is not None:
+        try:
+            result.figures["markitdown/markdown"] = measure(
+                source.truth, markdown_view(peer(source))
+            )
+        except Exception as exc:  # a failing file is reported, not fatal
+            result.errors["markitdown"] = f"{type(exc).__name__}: {exc}"[:120]
+    return result
+
+
+def show(value: float | None, measure_name: str) -> str:
+    if value is None:
+        return "n/a"
+    if measure_name in LOWER_IS_BETTER and value == int(value):
+        return f"{value:.0f}"
+    return f"{value:.3f}"
+
+
+def print_file(result: FileResult) -> None:
+    print(f"\n## {result.name}" + (f"  ({result.note})" if result.note else ""))
+    for tool, error in result.errors.items():
+        print(f"  {tool} failed: {error}")
+    labels = [f"{tool} {fmt}" for tool, fmt in COLUMNS]
+    print(f"| {'measure':<9} | " + " | ".join(f"{label:>19}" for label in labels) + " |")
+    print(f"|{'-' * 11}|" + "|".join("-" * 20 + ":" for _ in labels) + "|")
+    for name in MEASURES:
+        cells = []
+        for tool, fmt in COLUMNS:
+            figures = result.figures.get(f"{tool}/{fmt}")
+            cells.append(show(figures.get(name) if figures else None, name))
+        if all(cell == "n/a" for cell in cells):
+            continue
+        print(f"| {name:<9} | " + " | ".join(f"{cell:>19}" for cell in cells) + " |")
+
+
+@dataclass
+class Verdict:
+    measure: str
+    files: int  # files where both tools have a figure
+    losses: list[tuple[str, float, float]]  # (file, docshelf, markitdown)
+    leads: list[str]
+
+    @property
+    def passed(self) -> bool:
+        return not self.losses
+
+
+def verdicts(results: Sequence[FileResult]) -> list[Verdict]:
+    """Per measure: the files where docshelf's Markdown is behind (and ahead of) markitdown's."""
+    out = []
+    for name in MEASURES:
+        losses: list[tuple[str, float, float]] = []
+        leads: list[str] = []
+        files = 0
+        for result in results:
+            ours = result.figures.get("docshelf/markdown", {}).get(name)
+            theirs = result.figures.get("markitdown/markdown", {}).get(name)
+            if ours is None or theirs is None:
+                continue
+            files += 1
+            sign = -1 if name in LOWER_IS_BETTER else 1
+            if sign * (ours - theirs) < -1e-9:
+                losses.append((result.name, ours, theirs))
+            elif sign * (ours - theirs) > 1e-9:
+                leads.append(result.name)
+        if files:
+            out.append(Verdict(name, files, losses, leads))
+    return out
+
+
+def summary(results: Sequence[FileResult]) -> dict[str, dict[str, dict[str, float]]]:
+    """Means per source kind and column: {kind: {"docshelf/markdown": {measure: mean}}}."""
+    table: dict[str, dict[str, dict[str, float]]] = {}
+    kinds = sorted({r.kind for r in results})
+    for kind in [*kinds, "all"]:
+        chosen = [r for r in results if kind in ("all", r.kind)]
+        for tool, fmt in COLUMNS:
+            column = f"{tool}/{fmt}"
+            means = {}
+            for name in MEASURES:
+                values = [
+                    v for r in chosen if (v := r.figures.get(column, {}).get(name)) is not None
+                ]
+                if values:
+                    means[name] = mean(values)
+            if means:
+                table.setdefault(kind, {})[column] = means
+    return table
+
+
+def print_summary(results: Sequence[FileResult], verdict_list: Sequence[Verdict]) -> None:
+    print("\n# Summary (means over the files with a figure)\n")
+    for kind, columns in summary(results).items():
+        for column, means in columns.items():
+            figures = ", ".join(f"{name} {show(value, name)}" for name, value in means.items())
+            print(f"{kind:<5} {column:<20} {figures}")
+    print("\n# docshelf Markdown vs markitdown Markdown, every file\n")
+    if not verdict_list:
+        print("no peer figures (markitdown not installed: pip install -e '.[bench]')")
+    for verdict in verdict_list:
+        state = "PASS" if verdict.passed else "FAIL"
+        line = f"{verdict.measure:<9} {state} on {verdict.files} files"
+        if verdict.leads:
+            line += f"; docshelf ahead on {len(verdict.leads)}"
+        print(line)
+        for name, ours, theirs in verdict.losses:
+            gap = ours - theirs
+            print(
+                f"    behind on {name}: {show(ours, verdict.measure)} vs "
+                f"{show(theirs, verdict.measure)} ({gap:+.3f})"
+            )
+
+
+def matches(name: str, patterns: Sequence[str]) -> bool:
+    """Whether ``name`` matches a glob, or holds a substring, of ``patterns``."""
+    return any(
+        fnmatch.fnmatch(name, p) or fnmatch.fnmatch(Path(name).name, p) or p in name
+        for p in patterns
+    )
+
+
+def select(sources: Sequence[Source], patterns: Sequence[str] | None) -> list[Source]:
+    return [s for s in sources if not patterns or matches(s.name, patterns)]
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
+    parser.add_argument("--pdf-dir", type=Path, default=DEFAULT_PDF_DIR)
+    parser.add_argument(
+        "--files",
+        nargs="+",
+        metavar="PATTERN",
+        help="only files whose name matches (glob or substring; built ones are built/NAME)",
+    )
+    parser.add_argument("--json", action="store_true", help="print the results as JSON")
+    parser.add_argument("--no-peer", action="store_true", help="skip markitdown")
+    parser.add_argument("--strict", action="store_true", help="exit 1 when a measure FAILs")
+    args = parser.parse_args(argv)
+    logging.getLogger("pdfminer").setLevel(logging.ERROR)
+    logging.getLogger("pypdf").setLevel(logging.ERROR)
+
+    notes: list[str] = []
+    if args.pdf_dir.is_dir():
+        sources = corpus_sources(args.pdf_dir, notes, args.files)
+    else:
+        sources = []
+        notes.append(f"no corpus at {args.pdf_dir} (set DOCSHELF_SHARED): built documents only")
+    sources = select([*sources, *built_sources(build_all())], args.files)
+    peer = None if args.no_peer else markitdown_peer()
+    if peer is None and not args.no_peer:
+        notes.append("markitdown is not importable (pip install -e '.[bench]'): docshelf only")
+    results = [evaluate(source, peer) for source in sources]
+    verdict_list = verdicts(results)
+    if args.json:
+        print(
+            json.dumps(
+                {
+                    "notes": notes,
+                    "files": [
+                        {
+                            "name": r.name,
+                            "kind": r.kind,
+                            "note": r.note,
+                            "errors": r.errors,
+                            "figures": r.figures,
+                        }
+                        for r in results
+                    ],
+                    "summary": summary(results),
+                    "verdicts": [
+                        {
+                            "measure": v.measure,
+                            "passed": v.passed,
+                            "files": v.files,
+                            "losses": [
+                                {"file": f, "docshelf": o, "markitdown": t} for f, o, t in v.losses
+                            ],
+                            "leads": v.leads,
+                        }
+                        for v in verdict_list
+                    ],
+                },
+                indent=2,
+                ensure_ascii=False,
+            )
+        )
+    else:
+        for note in notes:
+            print(f"note: {note}")
+        for result in results:
+            print_file(result)
+        print_summary(results, verdict_list)
+    failed = any(not v.passed for v in verdict_list)
+    return 1 if args.strict and failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,166 @@
+"""The quality benchmark's measures compute what bench/README.md says they do."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import subprocess
+import sys
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from bench import bench_quality as bq
+from bench.quality_docs import Truth, build_spec_pdf, build_sphinx_html
+
+ROOT = Path(__file__).resolve().parents[1]
+
+MARKDOWN = """\
+# 2.1 ASN.1 syntax
+
+Text with a [link](https://example.com/a/) and <https://example.com/b>.
+
+Setext heading
+--------------
+
+| Name | Value |
+| ---- | ----- |
+| **alpha** | 1 |
+| beta | 2 |
+
+```xml
+  <mime-type type="text/x-diff">
+    <glob/>
+  </mime-type>
+```
+
+- first
+  - nested
+# not a heading inside text? yes it is
+"""
+
+
+def test_markdown_view_reads_headings_tables_links_code_and_lists() -> None:
+    view = bq.markdown_view(MARKDOWN)
+    assert view.headings == [
+        "2.1 ASN.1 syntax",
+        "Setext heading",
+        "not a heading inside text? yes it is",
+    ]
+    assert view.table_rows == [["Name", "Value"], ["**alpha**", "1"], ["beta", "2"]]
+    assert view.links == ["https://example.com/a/", "https://example.com/b"]
+    assert view.code == ['  <mime-type type="text/x-diff">\n    <glob/>\n  </mime-type>']
+    assert view.list_items == [("first", 0), ("nested", 1)]
+    assert view.title == "2.1 ASN.1 syntax"
+
+
+def test_recalls_against_a_known_truth() -> None:
+    view = bq.markdown_view(MARKDOWN)
+    truth = Truth(
+        headings=("ASN.1 syntax", "Setext heading", "Missing", "Missing too"),
+        tables=((("Name", "Value"), ("alpha", "1"), ("gamma", "3")),),
+        links=("https://example.com/a", "https://example.com/c"),
+        code=('<mime-type type="text/x-diff">\n  <glob/>\n</mime-type>\n<other/>',),
+        lists=(("first", 0), ("nested", 0)),
+        titles=("ASN.1 syntax",),
+        text="alpha ≤ beta ≤ gamma",
+        forbidden=(("¶", 0), ("Value", 0)),
+    )
+    figures = bq.measure(truth, view)
+    assert figures["headings"] == 0.5  # the section number is ignored
+    assert figures["tables"] == 4 / 6  # gamma and 3 are not there
+    assert figures["links"] == 0.5  # a trailing slash is ignored
+    assert figures["code"] == 3 / 4  # indentation relative to the block kept
+    assert figures["lists"] == 0.5  # "nested" is nested, the truth says it is not
+    assert figures["title"] == 1.0
+    assert figures["symbols"] == 0.0  # ≤ is nowhere in the Markdown
+    assert figures["words"] == 2 / 3
+    assert figures["leaks"] == 1.0  # "Value" once, ¶ never
+
+
+def test_symbols_words_and_cells_are_normalized() -> None:
+    assert bq.symbols("a \u2212 b ≤ c • ¹ ¶\ufffd Γ") == Counter(
+        {"\u2212": 1, "≤": 1, "¹": 1, "¶": 1}
+    )
+    assert bq.words("infor-\nmation ﬁne") == Counter({"information": 1, "fine": 1})
+    assert bq.bag_recall(Counter("aab"), Counter("aaab")) == 0.75
+    assert bq.bag_recall(Counter("a"), Counter()) is None
+    assert bq.heading_key("3.2. **Tables**¶") == bq.heading_key("tables")
+    table = bq.table_recall(((("a", "b"),),), [["a", "b", "c", "d", "e"]])
+    assert table == 0.0  # a row of five cells is not a two-cell row
+
+
+def test_json_view_and_text_view() -> None:
+    document = {
+        "title": "T",
+        "outline": [{"title": "Intro", "level": 1, "page": 1}],
+        "pages": [{"number": 1, "text": "Intro\nhello"}],
+        "tables": [{"header": ["h"], "rows": [["c"]]}],
+        "links": [{"text": "x", "href": "https://x.example"}],
+        "code_blocks": [{"language": None, "code": "x = 1"}],
+    }
+    view = bq.json_view(document)
+    assert view.headings == ["Intro"] and view.title == "T"
+    assert view.table_rows == [["h"], ["c"]] and view.links == ["https://x.example"]
+    assert view.code == ["x = 1"] and view.text == "Intro\nhello"
+    text = bq.text_view("Intro\n\nhello")
+    assert text.headings == ["Intro", "hello"] and text.links is None
+
+
+def test_built_documents_are_deterministic_and_measured() -> None:
+    first, second = build_spec_pdf(), build_spec_pdf()
+    assert first.data == second.data
+    result = bq.evaluate(bq.built_sources([build_sphinx_html()])[0], peer=None)
+    figures = result.figures["docshelf/markdown"]
+    assert figures["headings"] == 1.0 and figures["links"] == 1.0 and figures["code"] == 1.0
+    assert "markitdown/markdown" not in result.figures
+
+
+def test_spec_pdf_truth_matches_what_pdfium_reads() -> None:
+    document = build_spec_pdf()
+    truth, note = bq.pdf_truth(document.data)
+    assert note == ""
+    assert list(truth.headings) == list(document.truth.headings)  # the bookmarks
+    assert set(truth.links) == set(document.truth.links)  # the URI annotations
+    assert bq.bag_recall(bq.words(truth.text), bq.words(document.truth.text)) == 1.0
+
+
+@pytest.mark.skipif(
+    importlib.util.find_spec("markitdown") is None,
+    reason='markitdown is not installed: pip install -e ".[bench]"',
+)
+def test_command_line_on_one_built_document() -> None:
+    completed = subprocess.run(
+        [sys.executable, "-m", "bench", "quality", "--files", "built/README.md", "--json"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    report = json.loads(completed.stdout)
+    assert [f["name"] for f in report["files"]] == ["built/README.md"]
+    figures = report["files"][0]["figures"]
+    assert set(figures) == {
+        "docshelf/markdown",
+        "docshelf/text",
+        "docshelf/json",
+        "markitdown/markdown",
+    }
+    assert figures["docshelf/markdown"]["tables"] == 1.0
+    assert {v["measure"] for v in report["verdicts"]} >= {"headings", "tables", "links"}
+
+
+def test_corpus_pdfs_have_outline_and_link_truth() -> None:
+    if not bq.DEFAULT_PDF_DIR.is_dir():
+        pytest.skip(
+            f"no shared corpus at {bq.DEFAULT_PDF_DIR}: set DOCSHELF_SHARED to the shared "
+            "folder (or check it out as ../shared beside the repository)"
+        )
+    notes: list[str] = []
+    sources = bq.corpus_sources(bq.DEFAULT_PDF_DIR, notes, ["pdflatex-outline.pdf"])
+    assert len(sources) == 1
+    assert len(sources[0].truth.headings) == 9 and sources[0].truth.text
+    figures = bq.evaluate(sources[0], peer=None).figures
+    assert figures["docshelf/json"]["headings"] == 1.0
