@@ -36,7 +36,7 @@ class MarkdownConverter:
     """Converts Markdown and MDX documents with markdown-it."""
 
     name = "markdown"
-    version = "2"
+    version = "3"
 
     def accepts(self, mime_type: str, extension: str) -> bool:
         return base_mime_type(mime_type) in MARKDOWN_MIME_TYPES or extension in MARKDOWN_EXTENSIONS

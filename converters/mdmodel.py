@@ -20,7 +20,7 @@ from mdit_py_plugins.front_matter import front_matter_plugin
 from converters.base import OutlineEntry
 from converters.frontmatter import parse_front_matter
 from converters.htmltext import html_to_text
-from converters.textutil import collapse_whitespace
+from converters.textutil import collapse_whitespace, is_boilerplate
 
 
 @cache
@@ -79,6 +79,8 @@ class MarkdownDocument:
     tables: tuple[Table, ...]
     code_blocks: tuple[CodeBlock, ...]
     text: str
+    #: The first paragraph outside lists that is prose, not boilerplate
+    #: (:func:`~converters.textutil.is_boilerplate`), whitespace collapsed.
     first_paragraph: str | None
 
     @property
@@ -181,7 +183,12 @@ class _Reader:
             inline = tokens[index + 1]
             self._collect_links(inline.children)
             text = inline_text(inline.children).strip()
-            if text and self.first_paragraph is None and not self.lists:
+            if (
+                text
+                and self.first_paragraph is None
+                and not self.lists
+                and not is_boilerplate(text)
+            ):
                 self.first_paragraph = collapse_whitespace(text)
             self._add(text)
             return index + 3
