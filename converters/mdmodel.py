@@ -22,6 +22,9 @@ from converters.frontmatter import parse_front_matter
 from converters.htmltext import html_to_text
 from converters.textutil import collapse_whitespace, is_boilerplate
 
+#: How many top-level blocks :attr:`MarkdownDocument.opening` keeps.
+OPENING_BLOCKS = 64
+
 
 @cache
 def markdown_parser() -> MarkdownIt:
@@ -82,6 +85,10 @@ class MarkdownDocument:
     #: The first paragraph outside lists that is prose, not boilerplate
     #: (:func:`~converters.textutil.is_boilerplate`), whitespace collapsed.
     first_paragraph: str | None
+    #: The tokens of the first :data:`OPENING_BLOCKS` top-level blocks: how the
+    #: document presents itself (logo, name, badges, first prose), read for its
+    #: title and description by :mod:`converters.markdown`.
+    opening: tuple[Token, ...] = field(default=(), compare=False, repr=False)
 
     @property
     def first_heading(self) -> str | None:
@@ -162,6 +169,7 @@ class _Reader:
             code_blocks=tuple(self.code_blocks),
             text=_join(self.all_blocks),
             first_paragraph=self.first_paragraph,
+            opening=_opening(tokens),
         )
 
     def _block(self, tokens: list[Token], index: int) -> int:
@@ -275,6 +283,17 @@ class _Reader:
         block = _Block(text, compact)
         self.all_blocks.append(block)
         self.sections[-1].blocks.append(block)
+
+
+def _opening(tokens: list[Token]) -> tuple[Token, ...]:
+    """The tokens of the first :data:`OPENING_BLOCKS` top-level blocks."""
+    blocks = 0
+    for index, token in enumerate(tokens):
+        if token.level == 0 and token.nesting <= 0:
+            blocks += 1
+            if blocks == OPENING_BLOCKS:
+                return tuple(tokens[: index + 1])
+    return tuple(tokens)
 
 
 def _is_tight(tokens: list[Token], index: int) -> bool:
