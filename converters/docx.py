@@ -50,7 +50,7 @@ class DocxConverter:
     """Converts Word (OOXML) documents with mammoth."""
 
     name = "docx"
-    version = "2"
+    version = "3"
 
     def accepts(self, mime_type: str, extension: str) -> bool:
         return base_mime_type(mime_type) == DOCX_MIME_TYPE or extension == ".docx"

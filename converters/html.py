@@ -36,7 +36,7 @@ class HtmlConverter:
     """Converts HTML pages."""
 
     name = "html"
-    version = "2"
+    version = "3"
 
     def accepts(self, mime_type: str, extension: str) -> bool:
         return base_mime_type(mime_type) in HTML_MIME_TYPES or extension in HTML_EXTENSIONS

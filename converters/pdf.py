@@ -63,7 +63,7 @@ class PdfConverter:
     """Converts PDF documents with pypdf (structure) and PDFium (page text)."""
 
     name = "pdf"
-    version = "3"
+    version = "4"
 
     def accepts(self, mime_type: str, extension: str) -> bool:
         return base_mime_type(mime_type) in _PDF_MIME_TYPES or extension == ".pdf"
