@@ -49,7 +49,7 @@ class JsonConverter:
     """Converts JSON documents."""
 
     name = "json"
-    version = "2"
+    version = "3"
 
     def accepts(self, mime_type: str, extension: str) -> bool:
         mime = base_mime_type(mime_type)

@@ -20,7 +20,10 @@ from mdit_py_plugins.front_matter import front_matter_plugin
 from converters.base import OutlineEntry
 from converters.frontmatter import parse_front_matter
 from converters.htmltext import html_to_text
-from converters.textutil import collapse_whitespace
+from converters.textutil import collapse_whitespace, is_boilerplate
+
+#: How many top-level blocks :attr:`MarkdownDocument.opening` keeps.
+OPENING_BLOCKS = 64
 
 
 @cache
@@ -79,7 +82,13 @@ class MarkdownDocument:
     tables: tuple[Table, ...]
     code_blocks: tuple[CodeBlock, ...]
     text: str
+    #: The first paragraph outside lists that is prose, not boilerplate
+    #: (:func:`~converters.textutil.is_boilerplate`), whitespace collapsed.
     first_paragraph: str | None
+    #: The tokens of the first :data:`OPENING_BLOCKS` top-level blocks: how the
+    #: document presents itself (logo, name, badges, first prose), read for its
+    #: title and description by :mod:`converters.markdown`.
+    opening: tuple[Token, ...] = field(default=(), compare=False, repr=False)
 
     @property
     def first_heading(self) -> str | None:
@@ -160,6 +169,7 @@ class _Reader:
             code_blocks=tuple(self.code_blocks),
             text=_join(self.all_blocks),
             first_paragraph=self.first_paragraph,
+            opening=_opening(tokens),
         )
 
     def _block(self, tokens: list[Token], index: int) -> int:
@@ -181,7 +191,12 @@ class _Reader:
             inline = tokens[index + 1]
             self._collect_links(inline.children)
             text = inline_text(inline.children).strip()
-            if text and self.first_paragraph is None and not self.lists:
+            if (
+                text
+                and self.first_paragraph is None
+                and not self.lists
+                and not is_boilerplate(text)
+            ):
                 self.first_paragraph = collapse_whitespace(text)
             self._add(text)
             return index + 3
@@ -268,6 +283,17 @@ class _Reader:
         block = _Block(text, compact)
         self.all_blocks.append(block)
         self.sections[-1].blocks.append(block)
+
+
+def _opening(tokens: list[Token]) -> tuple[Token, ...]:
+    """The tokens of the first :data:`OPENING_BLOCKS` top-level blocks."""
+    blocks = 0
+    for index, token in enumerate(tokens):
+        if token.level == 0 and token.nesting <= 0:
+            blocks += 1
+            if blocks == OPENING_BLOCKS:
+                return tuple(tokens[: index + 1])
+    return tuple(tokens)
 
 
 def _is_tight(tokens: list[Token], index: int) -> bool:

@@ -25,7 +25,6 @@ from converters.render import render_markdown_pdf
 from converters.textutil import (
     check_size,
     decode_text,
-    first_paragraph,
     summarize,
     text_to_markdown,
 )
@@ -47,7 +46,7 @@ class TextConverter:
     """Converts plain text; the catch-all for ``text/*``."""
 
     name = "text"
-    version = "2"
+    version = "3"
 
     def accepts(self, mime_type: str, extension: str) -> bool:
         mime = base_mime_type(mime_type)
@@ -60,7 +59,7 @@ class TextConverter:
         text = decode_text(data)
         markdown = text_to_markdown(text)
         document = parse_markdown(markdown)
-        facts = Facts(description=summarize(first_paragraph(text)))
+        facts = Facts(description=summarize(text))
         return assemble(
             mime_type,
             facts,

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import codecs
 import re
+from collections.abc import Iterator
 
 from converters.base import ConversionError
 
@@ -17,6 +18,9 @@ MAX_TEXT_BYTES = 64 * 1024 * 1024
 
 #: How long a description taken from the document's prose may be.
 DESCRIPTION_LIMIT = 200
+#: How many paragraphs :func:`summarize` reads looking for prose: a document
+#: whose first 50 paragraphs are all boilerplate is described by none of them.
+DESCRIPTION_PARAGRAPHS = 50
 
 _BOMS: tuple[tuple[bytes, str], ...] = (
     (codecs.BOM_UTF32_LE, "utf-32-le"),
@@ -44,6 +48,53 @@ _BLOCK_MARKER = re.compile(r"^(?=(?:#{1,6}|[+\-])(?:[ \t]|$))")
 _UNDERLINE = re.compile(r"^(?=[=\-][=\-\s]*$)")
 _UNESCAPED_PIPE = re.compile(r"(?<!\\)\|")
 _ORDERED_MARKER = re.compile(r"^(\d{1,9})([.)])(?=[ \t]|$)")
+
+# Boilerplate (see is_boilerplate). Notices are recognised by how they start.
+_NOTICE_PEEK = 300
+_NOTICE = re.compile(
+    r"""(?ix)
+    (?: copyright \s* (?: © | \(c\) | \d{4} | by\b )
+      | © | \(c\) \s* \d{4}
+      | all \s rights \s reserved
+      | spdx-license-identifier
+      | licen[cs]ed \s (?: under | to ) \b
+      | released \s under \b
+      | distributed \s under \b
+      | permission \s is \s hereby \s granted
+      | redistribution \s and \s use \s in \s source
+      | the \s above \s copyright \s notice
+      | the \s software \s is \s provided
+      | this \s (?: program | library | file ) \s is \s (?: free \s software | part \s of ) \b
+      | stability: \s* \d
+    )"""
+)
+_TOC_HEADING = re.compile(
+    r"(?i)^(?:table of contents|contents|toc|on this page|in this (?:article|document))\s*:?$"
+)
+_TOC_START = re.compile(r"(?i)^(?:table of contents|contents)\s*:?\s+\d")
+_TOC_ENTRY = re.compile(r"(?:\.\s?){4,}\s*\d+$|…\s*\d+$")
+_MONTH = (
+    r"(?:january|february|march|april|may|june|july|august|september|october|november"
+    r"|december|jan|feb|mar|apr|jun|jul|aug|sept?|oct|nov|dec)"
+)
+_DATE = re.compile(
+    rf"(?i)^(?:\d{{1,2}}\.?\s+)?{_MONTH}\.?\s+(?:\d{{1,2}}(?:st|nd|rd|th)?,?\s+)?\d{{4}}$"
+)
+_FORM_LABEL = re.compile(r"^[^.!?:]{1,40}:[\s_.…]*$")
+_PLACEHOLDER = re.compile(
+    r"""(?ix) ^ (?: (?: your | enter \s (?: your | an? | the ) | type \s (?: your | an? ) | insert )
+                    (?: \s [\w-]+ ){1,3}
+                  | click \s (?: or \s tap \s )? here \s to \s enter \s (?: text | a \s date )
+                ) \.? $"""
+)
+# What carries no prose: HTML comments and tags, images, links (with their
+# text: a line of links only is navigation), bare URLs.
+# Images go first, so that a linked image (a badge) leaves an empty link.
+_IMAGE = re.compile(r"!\[[^\]]*\](?:\([^)]*\)|\[[^\]]*\])")
+_MARKUP = re.compile(
+    r"<!--.*?(?:-->|$)|</?[A-Za-z][^>]*>|\[[^\]]*\](?:\([^)]*\)|\[[^\]]*\])"
+    r"|(?:https?://|www\.)\S+"
+)
 
 
 def check_size(data: bytes, limit: int = MAX_TEXT_BYTES) -> None:
@@ -89,27 +140,86 @@ def collapse_whitespace(text: str) -> str:
     return _WHITESPACE_RUN.sub(" ", text).strip()
 
 
-def first_paragraph(text: str) -> str | None:
-    """The first non-blank paragraph of plain text, whitespace collapsed."""
-    for paragraph in _BLANK_LINE.split(text):
-        collapsed = collapse_whitespace(paragraph)
-        if collapsed:
-            return collapsed
+def summarize(text: str | None, limit: int = DESCRIPTION_LIMIT) -> str | None:
+    """A description from ``text``: its first real paragraph, at most ``limit`` characters.
+
+    Paragraphs are separated by blank lines; those :func:`is_boilerplate` calls
+    boilerplate are skipped, so a copyright line, a stability banner or a row of
+    badges never stands for the document. The paragraph found has its whitespace
+    collapsed and, when longer than ``limit``, is cut at a word boundary with an
+    ellipsis (the ellipsis counts towards ``limit``). None when the first
+    :data:`DESCRIPTION_PARAGRAPHS` paragraphs hold no prose.
+    """
+    if text is None:
+        return None
+    for count, paragraph in enumerate(_paragraphs(text)):
+        if count == DESCRIPTION_PARAGRAPHS:
+            break
+        if is_boilerplate(paragraph):
+            continue
+        summary = _shorten(collapse_whitespace(paragraph), limit)
+        if not is_boilerplate(summary):  # a cut can leave only "((((…" or "Name:…"
+            return summary
     return None
 
 
-def summarize(text: str | None, limit: int = DESCRIPTION_LIMIT) -> str | None:
-    """Shorten ``text`` to about ``limit`` characters at a word boundary."""
-    if text is None:
-        return None
-    collapsed = collapse_whitespace(text)
-    if not collapsed:
-        return None
+def is_boilerplate(paragraph: str) -> bool:
+    """Whether ``paragraph`` is something other than prose a reader would quote.
+
+    Documents open with things that say nothing about them; each rule names one
+    kind, seen as the description of real documents:
+
+    * a **notice** at its start: copyright ("Copyright © 2001 …", "© 2024",
+      "All rights reserved"), licence ("SPDX-License-Identifier", "Licensed
+      under …", "Permission is hereby granted …") or a stability banner
+      ("Stability: 2 - Stable", as in the Node.js API docs) — the rest of such
+      a paragraph is the notice's own text;
+    * a **table of contents**: its heading ("Table of Contents", "Contents",
+      "On this page"), alone or followed by numbered entries;
+    * or every line is one of
+      - a **form field**: a short label ending with ":" ("Gender:",
+        "Signature: ____") or placeholder text ("Your Name", "Enter your
+        email", "Click or tap here to enter text.");
+      - a **table-of-contents entry** with dot leaders ("Usage ...... 7");
+      - a **date** alone, as on a title page ("January 3, 2024");
+      - **markup with nothing to read** once images, links, bare URLs, HTML
+        tags and comments are taken out: badges, logos, link-only navigation
+        lines, rules, page numbers.
+    """
+    head = collapse_whitespace(paragraph[:_NOTICE_PEEK])
+    if not head or _NOTICE.match(head) or _TOC_START.match(head):
+        return True
+    return all(_is_boilerplate_line(line) for line in paragraph.split("\n") if line.strip())
+
+
+def _is_boilerplate_line(line: str) -> bool:
+    line = collapse_whitespace(line)
+    return bool(
+        _FORM_LABEL.match(line)
+        or _PLACEHOLDER.match(line)
+        or _TOC_HEADING.match(line)
+        or _TOC_ENTRY.search(line)
+        or _DATE.match(line)
+        or not any(char.isalpha() for char in _MARKUP.sub(" ", _IMAGE.sub(" ", line)))
+    )
+
+
+def _paragraphs(text: str) -> Iterator[str]:
+    """The blank-line separated paragraphs of ``text``, lazily."""
+    start = 0
+    for blank in _BLANK_LINE.finditer(text):
+        yield text[start : blank.start()]
+        start = blank.end()
+    yield text[start:]
+
+
+def _shorten(collapsed: str, limit: int) -> str:
+    """``collapsed`` cut to at most ``limit`` characters, at a word if one is near."""
     if len(collapsed) <= limit:
         return collapsed
     cut = collapsed.rfind(" ", 0, limit)
     if cut < limit // 2:
-        cut = limit
+        cut = limit - 1
     return collapsed[:cut].rstrip() + "…"
 
 
