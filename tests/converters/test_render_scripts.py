@@ -209,9 +209,12 @@ def test_latin_greek_cyrillic_basic_arabic_and_math_with_dejavu_alone() -> None:
     covered = script_fonts(dejavu_only)
     assert covered["math operators"] == (FONTS.sans.regular,)  # type: ignore[union-attr]
     basic_arabic = "مرحبا بالعالم، هذا نص عربي؟"
+    # DejaVu Sans Oblique has no Arabic, DejaVu Sans Mono less than Sans: the
+    # regular face stands in.
+    styled = "*مرحبا* ***عربي*** `نص ي`"
     data = assert_drawn(
-        f"{LINES['latin']}\n\n{basic_arabic}\n\n∑ ∫ √ ≠ ≤ ≥ ∞\n",
-        [LINES["latin"], basic_arabic, "∑ ∫ √ ≠ ≤ ≥ ∞"],
+        f"{LINES['latin']}\n\n{basic_arabic}\n\n{styled}\n\n∑ ∫ √ ≠ ≤ ≥ ∞\n",
+        [LINES["latin"], basic_arabic, styled.replace("*", "").replace("`", ""), "∑ ∫ √ ≠ ≤ ≥ ∞"],
     )
     assert all("DejaVu" in name for name in drawn_characters(data).get("ع", ()))
 
