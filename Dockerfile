@@ -24,11 +24,15 @@ RUN python -m venv /opt/docshelf \
 
 # --- runtime ---
 FROM python:3.11-slim-bookworm
-# libmagic1 for python-magic (file type detection), DejaVu for the PDF renderer's text.
+# libmagic1 for python-magic (file type detection); fonts for the PDF renderer's text:
+# DejaVu (Latin, Greek, Cyrillic, basic Arabic, math), Noto Sans CJK (Chinese, Japanese,
+# Korean; ~90 MB, only the glyphs a document uses are embedded), Noto Arabic UI (the
+# Persian and Urdu letters DejaVu lacks). converters/fonts.py finds them by file name.
 # Versions are not pinned: the Debian stable release is, and its security updates should land.
 # hadolint ignore=DL3008
 RUN apt-get update \
- && apt-get install -y --no-install-recommends libmagic1 fonts-dejavu-core \
+ && apt-get install -y --no-install-recommends libmagic1 fonts-dejavu-core fonts-noto-cjk \
+      fonts-noto-ui-core \
  && rm -rf /var/lib/apt/lists/*
 RUN groupadd --system --gid 10001 docshelf \
  && useradd --system --uid 10001 --gid docshelf --home-dir /data --no-create-home \

@@ -2,20 +2,30 @@
 
 The PDF core fonts (Helvetica, Courier) only encode Windows-1252, so rendered
 documents embed DejaVu Sans / DejaVu Sans Mono (Debian: ``fonts-dejavu-core``),
-plus fallback fonts for what DejaVu lacks (math alphanumerics, CJK, emoji)
-where the system has them. Fonts bundled in ``converters/fonts/`` win over the
-system's. Reading font files is the one filesystem access a converter makes.
+plus fallback fonts for what DejaVu lacks (math alphanumerics, CJK, some
+Arabic letters, emoji) where the system has them. Fallbacks are found two ways:
+by file name anywhere under the font directories (:data:`FALLBACK_FILES`), and,
+for a script those leave uncovered, by asking fontconfig (``fc-match``) for a
+font with its characters, so a font installed under another name is found too.
+Fonts bundled in ``converters/fonts/`` win over the system's. What was found,
+and which scripts have no font, is logged once per process. Reading font files
+is the one filesystem access a converter makes.
 """
 
 from __future__ import annotations
 
+import logging
 import os
+import shutil
+import subprocess
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
 from fontTools.ttLib import TTFont, TTLibError
+
+log = logging.getLogger(__name__)
 
 PACKAGE_FONT_DIR = Path(__file__).parent / "fonts"
 SYSTEM_FONT_DIRS: tuple[Path, ...] = (
@@ -42,19 +52,40 @@ _MONO_FILES = {
     "BI": "DejaVuSansMono-BoldOblique.ttf",
 }
 #: Tried in order for characters the main fonts lack; the first that has them wins.
+#: (Debian: math in ``fonts-dejavu-core``, Arabic in ``fonts-noto-ui-core`` or
+#: ``fonts-noto-core``, CJK in ``fonts-noto-cjk``.) A collection (``.ttc``)
+#: contributes its first face: Noto Sans CJK's is the Japanese one, which has
+#: every Han, kana and Hangul character of the others.
 FALLBACK_FILES: tuple[str, ...] = (
     "DejaVuMathTeXGyre.ttf",
     "NotoSansSymbols2-Regular.ttf",
     "NotoSansSymbols-Regular.ttf",
     "NotoSansMath-Regular.ttf",
+    "NotoSansArabic-Regular.ttf",
+    "NotoSansArabicUI-Regular.ttf",
+    "NotoNaskhArabic-Regular.ttf",
     "NotoSansCJK-Regular.ttc",
     "NotoSansCJKsc-Regular.otf",
+    "NotoSansCJKjp-Regular.otf",
     "DroidSansFallbackFull.ttf",
     "wqy-microhei.ttc",
     "NotoEmoji-Regular.ttf",
     "Symbola.ttf",
 )
 _FONT_SUFFIXES = (".ttf", ".otf", ".ttc")
+
+#: Scripts whose coverage is checked (and logged) at start: characters of each
+#: (Arabic's include Persian and Urdu letters DejaVu Sans lacks), and the Debian
+#: package that brings a font for them.
+SCRIPT_SAMPLES: dict[str, tuple[str, str]] = {
+    "Han": ("中文漢字", "fonts-noto-cjk"),
+    "kana": ("ひらがなカタカナ", "fonts-noto-cjk"),
+    "Hangul": ("한국어", "fonts-noto-cjk"),
+    "Arabic": ("عربی پچژگ ۀےٱ", "fonts-noto-ui-core"),
+    "math operators": ("∑∫√≠≤∞", "fonts-dejavu-core"),
+    "math alphanumerics": ("\U0001d465\U0001d400\U0001d538", "fonts-dejavu-core"),
+}
+_FC_MATCH_TIMEOUT_S = 10
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,8 +122,105 @@ CORE_FONTS = FontSet(sans=None, mono=None)
 
 @cache
 def system_fonts() -> FontSet:
-    """The fonts found on this machine (searched once per process)."""
-    return fonts_in((PACKAGE_FONT_DIR, *SYSTEM_FONT_DIRS))
+    """The fonts found on this machine (searched, and logged, once per process).
+
+    Fallback fonts found by name come first; fontconfig is asked only for the
+    scripts of :data:`SCRIPT_SAMPLES` that they leave uncovered.
+    """
+    fonts = fonts_in((PACKAGE_FONT_DIR, *SYSTEM_FONT_DIRS))
+    if not fonts.is_core:
+        fonts = with_fontconfig_fallbacks(fonts)
+    log_fonts(fonts)
+    return fonts
+
+
+def with_fontconfig_fallbacks(fonts: FontSet) -> FontSet:
+    """``fonts`` plus, for each sample character none of them draws, the font
+    fontconfig matches for it (when ``fc-match`` is installed and the font has it)."""
+    fallbacks = list(fonts.fallbacks)
+    for sample, _package in SCRIPT_SAMPLES.values():
+        for char in sample:
+            if char.isspace() or drawn_by(fonts, char, fallbacks) is not None:
+                continue
+            path = fontconfig_match(char)
+            if path is None or path in fallbacks or ord(char) not in coverage(path):
+                break  # nothing for this script: spare asking for each of its characters
+            fallbacks.append(path)
+    return FontSet(sans=fonts.sans, mono=fonts.mono, fallbacks=tuple(fallbacks))
+
+
+def fontconfig_match(char: str) -> Path | None:
+    """The font file fontconfig picks for ``char`` in a sans-serif face, if any.
+
+    fontconfig answers with its best match even when no font has the character:
+    callers check the font's :func:`coverage`.
+    """
+    fc_match = shutil.which("fc-match")
+    if fc_match is None:
+        return None
+    try:
+        found = subprocess.run(
+            [fc_match, "--format=%{file}", f"sans-serif:charset={ord(char):x}"],
+            capture_output=True,
+            text=True,
+            timeout=_FC_MATCH_TIMEOUT_S,
+            check=False,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    path = Path(found.stdout.strip())
+    if found.returncode != 0 or not path.name.lower().endswith(_FONT_SUFFIXES):
+        return None
+    return path if path.is_file() else None
+
+
+def drawn_by(fonts: FontSet, char: str, fallbacks: Iterable[Path] | None = None) -> Path | None:
+    """The font file that draws ``char``: the regular sans face, else the first
+    fallback that has it; None when none does (or with the core fonts)."""
+    if fonts.sans is None:
+        return None
+    for path in (fonts.sans.regular, *(fonts.fallbacks if fallbacks is None else fallbacks)):
+        if ord(char) in coverage(path):
+            return path
+    return None
+
+
+def script_fonts(fonts: FontSet) -> dict[str, tuple[Path, ...] | None]:
+    """For each script of :data:`SCRIPT_SAMPLES`, the font files drawing its sample
+    characters, or None when some of them no font draws."""
+    found: dict[str, tuple[Path, ...] | None] = {}
+    for script, (sample, _package) in SCRIPT_SAMPLES.items():
+        paths = [drawn_by(fonts, char) for char in sample if not char.isspace()]
+        found[script] = None if None in paths else tuple(dict.fromkeys(p for p in paths if p))
+    return found
+
+
+def log_fonts(fonts: FontSet) -> None:
+    """Log the fonts PDFs are rendered with, and warn of the scripts no font draws."""
+    if fonts.sans is None:
+        log.warning(
+            "PDF rendering: DejaVu Sans not found (apt-get install fonts-dejavu-core); "
+            "rendered PDFs use the core fonts, and characters outside Windows-1252 become '?'"
+        )
+        return
+    by_script = script_fonts(fonts)
+    used_for = {
+        path.name: [s for s, paths in by_script.items() if paths and path in paths]
+        for path in fonts.fallbacks
+    }
+    found = ", ".join(
+        f"{name} ({', '.join(scripts)})" if scripts else name for name, scripts in used_for.items()
+    )
+    log.info("PDF rendering fonts: %s; fallbacks: %s", fonts.sans.regular.name, found or "none")
+    missing = [script for script, paths in by_script.items() if paths is None]
+    if missing:
+        packages = sorted({SCRIPT_SAMPLES[script][1] for script in missing})
+        log.warning(
+            "PDF rendering: no font for %s: rendered PDFs show U+FFFD for them "
+            "(Debian: apt-get install %s)",
+            ", ".join(missing),
+            " ".join(packages),
+        )
 
 
 def fonts_in(directories: Iterable[Path]) -> FontSet:

@@ -178,6 +178,8 @@ class _Glyphs:
         missing = {ord(c) for c in characters if not c.isspace()} - coverage(fonts.sans.regular)
         fallbacks: list[Path] = []
         for path in fonts.fallbacks:
+            if not missing:
+                break  # a text the main font draws never loads a fallback (a CJK cmap is big)
             if missing & coverage(path):
                 fallbacks.append(path)
                 missing -= coverage(path)

@@ -56,7 +56,8 @@ README = REPO / "README.md"
 COMPOSE_SCHEMA = Path(__file__).parent / "data" / "compose-spec" / "compose-spec.json"
 HEALTHCHECK_SCRIPT = REPO / "deploy" / "healthcheck.py"
 SETTINGS_PREFIX = "DOCSHELF_"
-SYSTEM_PACKAGES = {"libmagic1", "fonts-dejavu-core"}  # python-magic; the PDF renderer's font
+# python-magic; the PDF renderer's fonts (DejaVu; CJK; the Arabic letters DejaVu lacks)
+SYSTEM_PACKAGES = {"libmagic1", "fonts-dejavu-core", "fonts-noto-cjk", "fonts-noto-ui-core"}
 
 
 # --- reading the files --------------------------------------------------------------------

@@ -94,3 +94,39 @@ def test_font_from_a_collection_file_embeds_the_same_bytes(tmp_path: Path) -> No
         return bytes(pdf.output())
 
     assert render(cached=True) == render(cached=False)
+
+
+def _cjk_collection() -> Path | None:
+    """An installed CFF-outline CJK collection (Debian's fonts-noto-cjk), if any."""
+    return next(
+        (path for path in system_fonts().fallbacks if path.name == "NotoSansCJK-Regular.ttc"),
+        None,
+    )
+
+
+CJK = _cjk_collection()
+needs_cjk = pytest.mark.skipif(
+    CJK is None, reason="Noto Sans CJK is not installed: apt-get install fonts-noto-cjk"
+)
+CJK_DOCUMENT = "# 中文 and ひらがな\n\n한국어 텍스트, 漢字 ≠ \U0001d465\n"
+
+
+@needs_cjk
+def test_cff_collection_is_parsed_once_and_embeds_the_same_bytes(
+    parse_counter: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Noto Sans CJK has CFF outlines in a collection: fpdf2 embeds its CFF
+    # table as CIDFontType0C (PDF 1.6). Parsing it takes ~170 ms a document.
+    first = render_markdown_pdf(CJK_DOCUMENT)
+    assert parse_counter.count("NotoSansCJK-Regular.ttc") == 1
+    assert render_markdown_pdf(CJK_DOCUMENT) == first
+    assert render_markdown_pdf(FIRST) == render_parsing_every_time(FIRST, monkeypatch)
+    assert render_markdown_pdf(CJK_DOCUMENT) == render_parsing_every_time(CJK_DOCUMENT, monkeypatch)
+    assert parse_counter.count("NotoSansCJK-Regular.ttc") == 2  # one of them uncached
+    assert first.startswith(b"%PDF-1.6")
+
+
+def test_latin_documents_never_parse_a_fallback_font(parse_counter: list[str]) -> None:
+    render_markdown_pdf(SECOND)
+    render_markdown_pdf(FIRST)
+    assert all(name.startswith("DejaVuSans") for name in parse_counter)

@@ -1,0 +1,299 @@
+# ruff: noqa: RUF001, RUF003 - look-alike characters (full-width, math letters) are the point
+"""Rendered PDFs draw every script the fonts installed cover: CJK, Arabic, math.
+
+Real conversions, read back two ways: the text layer (pypdfium2) must hold
+every character of the input and no U+FFFD, and each character must map, in an
+embedded font program, to a real glyph (not .notdef, not empty). Tests that
+need a font this machine lacks skip and say which Debian package brings it;
+``.ci/run`` installs them, so CI runs them all.
+"""
+
+from __future__ import annotations
+
+import io
+import logging
+import re
+import shutil
+import time
+import unicodedata
+from collections.abc import Callable
+from pathlib import Path
+
+import pypdf
+import pypdfium2 as pdfium
+import pytest
+from fontTools.cffLib import CFFFontSet
+from fontTools.ttLib import TTFont
+
+from converters import convert
+from converters.fonts import (
+    FontSet,
+    coverage,
+    fonts_in,
+    log_fonts,
+    script_fonts,
+    system_fonts,
+    with_fontconfig_fallbacks,
+)
+
+FONTS = system_fonts()
+pytestmark = pytest.mark.skipif(FONTS.sans is None, reason="DejaVu Sans is not installed")
+
+#: One paragraph per script; Arabic includes Persian and Urdu letters DejaVu Sans lacks.
+LINES: dict[str, str] = {
+    "latin": "The quick brown fox: café, Größe, naïve, Ελληνικά, Кириллица.",
+    "Han": "中文文本：汉字渲染测试，繁體中文也要顯示。",
+    "kana": "ひらがなとカタカナ、日本語の文章です。",
+    "Hangul": "한국어 텍스트 렌더링 시험입니다.",
+    "Arabic": "مرحبا بالعالم، هذا نص عربي؟ پچژگ ۀے ٱ",
+    "math": "∑ ∫ √ ≠ ≤ ≥ ∞ 𝑥 𝑦 𝐀 𝔸 ℝ",
+}
+CJK = ("Han", "kana", "Hangul")
+
+
+def needs(*scripts: str) -> pytest.MarkDecorator:
+    """Skip unless the installed fonts draw ``scripts`` (saying how to install them)."""
+    covered = script_fonts(FONTS)
+    lacking = [s for s in scripts if covered.get(s, ()) is None]
+    packages = {"Arabic": "fonts-noto-ui-core"}
+    hint = " ".join(sorted({packages.get(s, "fonts-noto-cjk") for s in lacking}))
+    return pytest.mark.skipif(
+        bool(lacking),
+        reason=f"no font for {', '.join(lacking)}: apt-get install {hint} (.ci/run does)",
+    )
+
+
+def mixed_markdown() -> str:
+    return "\n".join(
+        [
+            f"# 標題 {LINES['Hangul'].split()[0]} heading",
+            "",
+            *(f"{line}\n" for line in LINES.values()),
+            f"**太字 굵게** and *斜体* in a sentence with {LINES['math'].split()[0]}.",
+            "",
+            "- リスト項目 one",
+            "- 목록 항목 two",
+            "",
+            "| 列 | 열 |",
+            "|---|---|",
+            "| 表格 | 표 |",
+            "",
+            "```",
+            "code: 変数 = 1  # 코드 ≤ √",
+            "```",
+            "",
+            "长段落" * 120,  # no spaces to wrap at
+            "",
+        ]
+    )
+
+
+def pdfium_text(data: bytes) -> str:
+    document = pdfium.PdfDocument(data)
+    try:
+        return "\n".join(page.get_textpage().get_text_range() for page in document)
+    finally:
+        document.close()
+
+
+def drawn_characters(data: bytes) -> dict[str, set[str]]:
+    """Each character the PDF's embedded fonts map to a real glyph → those fonts' names.
+
+    Follows each Type0 font from its ToUnicode map (code → text) through its
+    encoding (code → CID) and the descendant font (CID → glyph) to the glyph in
+    the embedded program: TrueType (FontFile2, CIDToGIDMap) or CID-keyed CFF
+    (FontFile3, CIDs named in the charset). Glyph 0 (.notdef) and glyphs with no
+    outline do not count.
+    """
+    reader = pypdf.PdfReader(io.BytesIO(data))
+    seen: set[int] = set()
+    drawn: dict[str, set[str]] = {}
+    for page in reader.pages:
+        for reference in page["/Resources"].get_object().get("/Font", {}).values():
+            if reference.idnum in seen:
+                continue
+            seen.add(reference.idnum)
+            font = reference.get_object()
+            if font.get("/Subtype") != "/Type0":
+                continue
+            name = str(font["/BaseFont"])
+            code_to_cid = _code_to_cid(font["/Encoding"])
+            descendant = font["/DescendantFonts"][0].get_object()
+            has_glyph = _glyph_test(descendant)
+            for code, text in _to_unicode(font["/ToUnicode"].get_object().get_data()).items():
+                if has_glyph(code_to_cid(code)):
+                    drawn.setdefault(text, set()).add(name)
+    return drawn
+
+
+def _to_unicode(cmap: bytes) -> dict[int, str]:
+    mapping: dict[int, str] = {}
+    for block in re.findall(rb"beginbfchar(.*?)endbfchar", cmap, re.S):
+        for code, text in re.findall(rb"<([0-9A-Fa-f]+)>\s*<([0-9A-Fa-f]+)>", block):
+            mapping[int(code, 16)] = bytes.fromhex(text.decode()).decode("utf-16-be")
+    return mapping
+
+
+def _code_to_cid(encoding: object) -> Callable[[int], int]:
+    if isinstance(encoding, pypdf.generic.IndirectObject):
+        encoding = encoding.get_object()
+    if isinstance(encoding, pypdf.generic.StreamObject):
+        pairs = re.findall(
+            rb"<([0-9A-Fa-f]+)>\s+(\d+)", encoding.get_data().split(b"begincidchar")[1]
+        )
+        table = {int(code, 16): int(cid) for code, cid in pairs}
+        return lambda code: table.get(code, 0)
+    assert encoding == "/Identity-H", encoding
+    return lambda code: code
+
+
+def _glyph_test(descendant: pypdf.generic.DictionaryObject) -> Callable[[int], bool]:
+    descriptor = descendant["/FontDescriptor"].get_object()
+    if "/FontFile2" in descriptor:
+        font = TTFont(io.BytesIO(descriptor["/FontFile2"].get_object().get_data()))
+        order = font.getGlyphOrder()
+        glyf = font["glyf"]
+        mapping = descendant.get("/CIDToGIDMap", "/Identity")
+        if isinstance(mapping, pypdf.generic.IndirectObject):
+            mapping = mapping.get_object()
+        gids = mapping.get_data() if isinstance(mapping, pypdf.generic.StreamObject) else None
+
+        def truetype(cid: int) -> bool:
+            gid = cid if gids is None else int.from_bytes(gids[2 * cid : 2 * cid + 2], "big")
+            return 0 < gid < len(order) and glyf[order[gid]].numberOfContours != 0
+
+        return truetype
+    program = descriptor["/FontFile3"].get_object()
+    assert program.get("/Subtype") == "/CIDFontType0C"
+    cff = CFFFontSet()
+    cff.decompile(io.BytesIO(program.get_data()), None)
+    top = cff[cff.fontNames[0]]
+    charset = top.charset
+    position = {glyph: gid for gid, glyph in enumerate(charset)}
+
+    def cid_keyed(cid: int) -> bool:
+        glyph = f"cid{cid:05d}"
+        if position.get(glyph, 0) == 0:
+            return False
+        return top.CharStrings[glyph].calcBounds(top.CharStrings) is not None
+
+    return cid_keyed
+
+
+def assert_drawn(markdown: str, lines: list[str]) -> bytes:
+    """Render ``markdown`` and check every character of ``lines`` is in the PDF, drawn."""
+    started = time.perf_counter()
+    data = convert(markdown.encode(), "text/markdown", "mixed.md").get("application/pdf").data  # type: ignore[union-attr]
+    elapsed = time.perf_counter() - started
+    # pdfium hands some Arabic letters back decomposed (ۀ as ە + hamza above).
+    text = unicodedata.normalize("NFC", pdfium_text(data))
+    assert "\ufffd" not in text
+    found = set(text)
+    wanted = {c for line in lines for c in line if not c.isspace()}
+    assert sorted(wanted - found) == []
+    drawn = drawn_characters(data)
+    assert sorted(c for c in wanted if c not in drawn) == []
+    squashed = re.sub(r"\s+", "", text)
+    for line in lines:
+        if re.search("[\u0600-\u06ff]", line):
+            # Drawn unshaped and left to right (fpdf2's text shaping is off), so
+            # pdfium, reordering right-to-left runs, hands the words back reversed.
+            continue
+        assert re.sub(r"\s+", "", line) in squashed, line
+    print(f"{len(data)} bytes in {elapsed * 1000:.0f} ms")
+    return data
+
+
+def test_latin_greek_cyrillic_basic_arabic_and_math_with_dejavu_alone() -> None:
+    dejavu_only = fonts_in([FONTS.sans.regular.parent])  # type: ignore[union-attr]
+    covered = script_fonts(dejavu_only)
+    assert covered["math operators"] == (FONTS.sans.regular,)  # type: ignore[union-attr]
+    basic_arabic = "مرحبا بالعالم، هذا نص عربي؟"
+    # DejaVu Sans Oblique has no Arabic, DejaVu Sans Mono less than Sans: the
+    # regular face stands in.
+    styled = "*مرحبا* ***عربي*** `نص ي`"
+    data = assert_drawn(
+        f"{LINES['latin']}\n\n{basic_arabic}\n\n{styled}\n\n∑ ∫ √ ≠ ≤ ≥ ∞\n",
+        [LINES["latin"], basic_arabic, styled.replace("*", "").replace("`", ""), "∑ ∫ √ ≠ ≤ ≥ ∞"],
+    )
+    assert all("DejaVu" in name for name in drawn_characters(data).get("ع", ()))
+
+
+@needs("math alphanumerics")
+def test_math_alphanumerics_come_from_a_math_fallback() -> None:
+    data = assert_drawn(f"{LINES['math']}\n", [LINES["math"]])
+    assert all("Math" in name for name in drawn_characters(data)["𝑥"])
+
+
+@needs("Arabic")
+def test_persian_and_urdu_letters_dejavu_lacks_come_from_an_arabic_fallback() -> None:
+    data = assert_drawn(f"{LINES['Arabic']}\n", [LINES["Arabic"]])
+    assert all("DejaVu" not in name for name in drawn_characters(data)["ے"])
+
+
+@needs(*CJK, "Arabic", "math alphanumerics")
+def test_mixed_document_draws_every_character() -> None:
+    markdown = mixed_markdown()
+    lines = [
+        *LINES.values(),
+        "太字 굵게",
+        "斜体",
+        "リスト項目",
+        "목록 항목",
+        "表格",
+        "code: 変数 = 1",
+    ]
+    data = assert_drawn(markdown, lines)
+    drawn = drawn_characters(data)
+    assert any("CJK" in name for name in drawn["中"] | drawn["ひ"] | drawn["한"])
+    # Only the glyphs used are embedded: the CJK face is ~16 MB, the whole PDF far less.
+    assert len(data) < 200_000
+
+
+@needs(*CJK)
+def test_latin_document_embeds_and_loads_no_fallback() -> None:
+    from converters import render_pdf
+
+    glyphs = render_pdf._Glyphs.for_text(FONTS, LINES["latin"] + " ∑ ≤ √")
+    assert glyphs.fallbacks == ()
+    data = render_pdf.render_markdown_pdf(f"# Plain\n\n{LINES['latin']}\n\n`code`\n")
+    names = {name for names in drawn_characters(data).values() for name in names}
+    assert names and all("DejaVu" in name for name in names)
+
+
+# --- finding the fonts ------------------------------------------------------------------------
+
+
+@needs(*CJK)
+def test_fallbacks_are_found_by_name_in_subfolders(tmp_path: Path) -> None:
+    cjk = next(p for p in script_fonts(FONTS)["Han"] or () if p != FONTS.sans.regular)  # type: ignore[union-attr]
+    nested = tmp_path / "opentype" / "vendor" / "deep"
+    nested.mkdir(parents=True)
+    for path in FONTS.sans.regular.parent.glob("DejaVuSans*.ttf"):  # type: ignore[union-attr]
+        (tmp_path / path.name).symlink_to(path)
+    (nested / "NotoSansCJK-Regular.ttc").symlink_to(cjk)
+    found = fonts_in([tmp_path])
+    assert nested / "NotoSansCJK-Regular.ttc" in found.fallbacks
+
+
+@needs(*CJK)
+@pytest.mark.skipif(shutil.which("fc-match") is None, reason="fontconfig is not installed")
+def test_fontconfig_finds_a_font_under_a_name_not_listed() -> None:
+    dejavu_only = fonts_in([FONTS.sans.regular.parent])  # type: ignore[union-attr]
+    assert script_fonts(dejavu_only)["Han"] is None
+    found = with_fontconfig_fallbacks(dejavu_only)
+    assert all(ord(c) in set().union(*map(coverage, found.fallbacks)) for c in "中ひ한")
+
+
+def test_start_log_names_the_fallbacks_and_the_scripts_without_a_font(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    caplog.set_level(logging.INFO, logger="converters.fonts")
+    log_fonts(FONTS)
+    assert "fallbacks: " in caplog.text and FONTS.sans.regular.name in caplog.text  # type: ignore[union-attr]
+    caplog.clear()
+    dejavu_only = FontSet(sans=FONTS.sans, mono=FONTS.mono, fallbacks=())
+    log_fonts(dejavu_only)
+    warning = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
+    assert len(warning) == 1
+    assert "Han, kana, Hangul" in warning[0] and "fonts-noto-cjk" in warning[0]
