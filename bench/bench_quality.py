@@ -19,9 +19,10 @@ after NFKC and case folding:
 - ``tables``: truth cells recovered in table rows. For each truth row, the best
   Markdown table row (JSON: table header or row) holding at most two cells more
   than it; the cells they share (as multisets) over all truth cells.
-- ``links``: truth hrefs present as link targets (Markdown ``[text](href)``,
-  ``<href>``, reference definitions; JSON ``links``). Truth: URI link
-  annotations (pypdf) for corpus PDFs. Trailing ``/`` ignored.
+- ``links``: distinct truth hrefs present as link targets (Markdown
+  ``[text](href)``, ``<href>``, reference definitions; JSON ``links``). Truth:
+  URI link annotations (pypdf) for corpus PDFs; a link drawn as two
+  annotations counts once. Trailing ``/`` ignored.
 - ``code``: truth code lines (non-blank, indentation kept relative to the
   block) found as lines of a fenced code block (JSON: ``code_blocks``).
 - ``lists``: truth list items found as Markdown list items, nested exactly when
@@ -297,9 +298,12 @@ def table_recall(
 
 
 def link_recall(truth: Sequence[str], found: Sequence[str] | None) -> float | None:
+    """Share of the distinct targets kept: a link drawn as two annotations (one
+    per rectangle of its text) is one link to a reader."""
     if not truth or found is None:
         return None
-    return bag_recall(Counter(map(href_key, found)), Counter(map(href_key, truth)))
+    wanted = set(map(href_key, truth))
+    return len(wanted & set(map(href_key, found))) / len(wanted)
 
 
 def _code_lines(block: str) -> list[str]:

@@ -8,11 +8,12 @@ without an outline, lines set clearly larger than the body text are headings
 boundaries elsewhere are kept as ``<!-- page N -->`` comments, invisible when
 rendered but there for citing pages.
 
-Within a page: ruled tables become Markdown tables, runs of monospaced lines
-fenced code with their indentation, the text under a link annotation a
-Markdown link. Running heads and folios (lines repeated at the same place on
-most pages, page numbers aside) are left out: they interrupt the text they
-fall in. The plain-text pages keep them, as printed.
+Within a page: ruled tables and rows whose cells line up become Markdown
+tables, runs of monospaced lines fenced code with their indentation, the text
+under a link annotation a Markdown link. Running heads and feet (lines
+repeated at the same place on most pages, page numbers aside) are kept once,
+where they first appear, unless they are a page number or the title: they
+interrupt the text they fall in. The plain-text pages keep them, as printed.
 
 A document without a declared title is titled by the largest text on its
 first page, where that stands out from the body text, as a person would.
@@ -51,6 +52,7 @@ MAX_HEADING_SHARE = 0.4
 _BULLETS = frozenset("•◦▪‣●○➢➤►")
 _FOLIO = re.compile(r"^(?:\d{1,4}|[ivxlc]{1,7})$", re.IGNORECASE)
 _DIGITS = re.compile(r"\d+")
+_WORDS = re.compile(r"[^\W\d_]+")
 #: Large words on a first page that head a part of the document, not name it.
 _NOT_TITLES = frozenset(
     {
@@ -75,7 +77,8 @@ RUNNING_LINES = 3
 #: ...when found at the same height with the same text (numbers aside) on more
 #: than this share of the pages, and on at least three.
 RUNNING_SHARE = 0.5
-#: Average glyph width of a monospaced face, in font sizes (Courier: 0.6 em).
+#: Glyph width of a monospaced face, in font sizes, where the extractor did not
+#: measure it (Courier: 0.6 em).
 MONO_ADVANCE = 0.6
 _SECTION_NUMBER = re.compile(r"^(?:\d+(?:\.\d+)*|[ivxlc]+|[a-z])[.)]?\s+")
 
@@ -126,9 +129,12 @@ def pdf_markdown(
     pages: Sequence[PageLayout], outline: Sequence[OutlineEntry], title: str | None
 ) -> PdfMarkdown:
     """Markdown for ``pages``; ``title`` (from metadata) opens it as ``#``."""
-    running = _running_lines(pages)
+    heads = _running_lines(pages)
+    title_lines: set[int] = set()
     if not title and pages:
-        title, title_lines = _largest_text(pages[0], running[0])
+        title, title_lines = _largest_text(pages[0], set(heads[0]))
+    running = _repeated(heads, title)
+    if running:
         running[0] |= title_lines
     placed_outline = [entry for entry in outline if entry.page is not None]
     if placed_outline:
@@ -169,8 +175,8 @@ def _paged_markdown(
     return _join(blocks)
 
 
-def _running_lines(pages: Sequence[PageLayout]) -> list[set[int]]:
-    """Per page, the indices of its running heads and feet."""
+def _running_lines(pages: Sequence[PageLayout]) -> list[dict[int, str]]:
+    """Per page, its running heads and feet: line index → text, numbers as ``#``."""
     keys: list[dict[tuple[str, int], int]] = []
     counts: Counter[tuple[str, int]] = Counter()
     for page in pages:
@@ -187,7 +193,27 @@ def _running_lines(pages: Sequence[PageLayout]) -> list[set[int]]:
         keys.append(here)
         counts.update(here.keys())
     least = max(3, int(RUNNING_SHARE * len(pages)) + 1)
-    return [{index for key, index in here.items() if counts[key] >= least} for here in keys]
+    return [{index: key[0] for key, index in here.items() if counts[key] >= least} for here in keys]
+
+
+def _is_folio(text: str) -> bool:
+    """A page number, bare or in a few words ("Page # of #", "- # -", "Seite #")."""
+    return "#" in text and len(_WORDS.findall(text)) <= 2
+
+
+def _repeated(heads: Sequence[dict[int, str]], title: str | None) -> list[set[int]]:
+    """The running lines to leave out: all but the first of each, so that no words
+    are lost; every one that is a page number or the title, which say nothing new."""
+    said = {collapse_whitespace(title).casefold()} if title else set()
+    dropped: list[set[int]] = []
+    for here in heads:
+        dropped.append(set())
+        for index, text in here.items():
+            if _is_folio(text) or text in said:
+                dropped[-1].add(index)
+            else:
+                said.add(text)
+    return dropped
 
 
 def _largest_text(page: PageLayout, skipped: set[int]) -> tuple[str | None, set[int]]:
@@ -303,8 +329,9 @@ def _code_text(lines: Sequence[Line]) -> str:
         if out and line.starts_paragraph:
             out.append("")
         indent = 0
-        if line.x0 is not None and line.size > 0:
-            indent = round((line.x0 - left) / (MONO_ADVANCE * line.size))
+        advance = line.advance or MONO_ADVANCE * line.size
+        if line.x0 is not None and advance > 0:
+            indent = round((line.x0 - left) / advance)
         out.append(" " * indent + line.text)
     return "\n".join(out) + "\n"
 

@@ -41,16 +41,18 @@ from __future__ import annotations
 import ctypes
 import math
 import re
+import statistics
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
+from itertools import pairwise
 from typing import Any, Protocol
 
 import pypdfium2 as pdfium
 import pypdfium2.raw as pdfium_c
 
 from converters.mdmodel import Link
-from converters.pdflayout import FIXED_PITCH_FLAG, TextLine, is_bold_name, is_mono_name
+from converters.pdflayout import FIXED_PITCH_FLAG, Cell, TextLine, is_bold_name, is_mono_name
 from converters.pdftables import (
     MAX_RULE_THICKNESS,
     MAX_RULES,
@@ -94,6 +96,13 @@ SAME_LINE_OVERLAP = 0.5
 SAME_LINE_SHIFT = 0.8
 #: PDFium's weight (from the font's stem width) at or above which a face is bold.
 BOLD_WEIGHT = 600
+#: A line is split into cells only when it spans this many times the width its
+#: characters need (about half a font size each): table rows are spread out...
+WIDE_LINE = 1.4
+#: ...and split where the gap between two words is this many font sizes wide
+#: (a header row, set closer above its columns, at the smaller gap).
+CELL_GAP = 1.5
+HEADER_CELL_GAP = 1.0
 
 _LINE_BREAK = re.compile("\r\n|\ufffe")
 # LaTeX's picture-mode fonts draw line and circle pieces; their glyphs bear
@@ -160,7 +169,9 @@ class _Segment:
     start: int = 0  # the piece's characters in the page text: start ...
     end: int = 0  # ... and end
     mono: bool = False
+    advance: float = 0.0  # a monospaced line's glyph advance
     table: Table | None = None
+    cells: tuple[Cell, ...] | None = None
 
 
 def extract_pages(
@@ -280,7 +291,69 @@ def _page_lines(
     segments = list(_segments(textpage, units, chars, probe))
     for grid in grids:
         segments = _table_in_place(textpage, units, chars, segments, grid)
+    spread = [segment.table is None and _is_spread(segment) for segment in segments]
+    for index, segment in enumerate(segments):
+        # A header row is often set closer than the rows below it: it is split
+        # too when a spread line follows it (after its raised pieces, if any).
+        header = segment.table is None and any(spread[index + 1 : index + 4])
+        if spread[index] or header:
+            gap = CELL_GAP if spread[index] else HEADER_CELL_GAP
+            segment.cells = _cells(textpage, units, chars, segment, gap)
     return [_text_line(segment) for segment in _merge_raised(segments)]
+
+
+def _is_spread(segment: _Segment) -> bool:
+    """Whether a line spans much more than its characters need: a table row, maybe."""
+    return segment.x1 - segment.x0 > WIDE_LINE * 0.5 * max(segment.size, 1) * len(segment.text)
+
+
+def _cells(
+    textpage: pdfium_c.FPDF_TEXTPAGE,
+    units: str,
+    chars: list[str] | None,
+    segment: _Segment,
+    gap_sizes: float,
+) -> tuple[Cell, ...] | None:
+    """The line's pieces between gaps of ``gap_sizes`` font sizes, each with its edges."""
+    left, right, bottom, top = (ctypes.c_double() for _ in range(4))
+
+    def edges(index: int) -> tuple[float, float] | None:
+        if pdfium_c.FPDFText_GetCharBox(textpage, index, left, right, bottom, top):
+            return left.value, right.value
+        return None
+
+    gap = gap_sizes * max(segment.size, 1)
+    cells: list[Cell] = []
+    first = segment.start
+    while first < segment.end and units[first] in _BLANK:
+        first += 1
+    for index in range(first, segment.end):
+        if units[index] != " " or index + 1 >= segment.end or units[index + 1] in _BLANK:
+            continue
+        before, after = edges(index - 1), edges(index + 1)
+        if before is not None and after is not None and after[0] - before[1] > gap:
+            cells.append(_cell(units, chars, first, index, edges))
+            first = index + 1
+    if not cells:
+        return None
+    end = segment.end
+    while end > first and units[end - 1] in _BLANK:
+        end -= 1
+    cells.append(_cell(units, chars, first, end, edges))
+    return tuple(cells)
+
+
+def _cell(
+    units: str,
+    chars: list[str] | None,
+    start: int,
+    end: int,
+    edges: Callable[[int], tuple[float, float] | None],
+) -> Cell:
+    text = units[start:end] if chars is None else "".join(chars[start:end])
+    head, tail = edges(start), edges(end - 1)
+    x0 = head[0] if head is not None else 0.0
+    return Cell(_joined_surrogates(text).strip(), x0, tail[1] if tail is not None else x0)
 
 
 def _rules(page: pdfium_c.FPDF_PAGE) -> list[Rule]:
@@ -515,6 +588,9 @@ def _segment(
         first, last = start, end - 1
     middle = _nearest_visible(units, (first + last) // 2, first, last)
     mono = all(probe.is_mono(textpage, index) for index in (middle, first, last))
+    advance = 0.0
+    if mono:
+        text, advance = _monospaced(textpage, units, chars, first, last, probe)
     x, y, head, tail = probe.x, probe.y, probe.head, probe.tail
     pdfium_c.FPDFText_GetCharOrigin(textpage, first, x, y)
     pdfium_c.FPDFText_GetLooseCharBox(textpage, first, head)
@@ -533,7 +609,45 @@ def _segment(
         start=start,
         end=end,
         mono=mono,
+        advance=advance,
     )
+
+
+def _monospaced(
+    textpage: pdfium_c.FPDF_TEXTPAGE,
+    units: str,
+    chars: list[str] | None,
+    first: int,
+    last: int,
+    probe: _Probe,
+) -> tuple[str, float]:
+    """A monospaced line's text with its spaces as set, and the face's advance.
+
+    PDFium gives one space for a run of them ("id      INTEGER" reads "id
+    INTEGER"); in code the run matters. Each glyph's column is its distance
+    from the first glyph in advances, the advance being the usual step between
+    neighbouring glyphs.
+    """
+    x, y = probe.x, probe.y
+    origins: list[tuple[int, float]] = []
+    for index in range(first, last + 1):
+        if units[index] not in _BLANK and pdfium_c.FPDFText_GetCharOrigin(textpage, index, x, y):
+            origins.append((index, x.value))
+    steps = [b - a for (i, a), (j, b) in pairwise(origins) if j == i + 1 and b > a]
+    if not origins or not steps:
+        return (units[first : last + 1] if chars is None else "".join(chars[first : last + 1])), 0.0
+    advance = statistics.median(steps)
+    pieces: list[str] = []
+    column = 0
+    for index, origin in origins:
+        wanted = round((origin - origins[0][1]) / advance)
+        if wanted > column:
+            pieces.append(" " * (wanted - column))
+            column = wanted
+        piece = units[index] if chars is None else chars[index]
+        pieces.append(piece)
+        column += len(piece)
+    return "".join(pieces), advance
 
 
 def _nearest_visible(units: str, index: int, first: int, last: int) -> int:
@@ -585,6 +699,9 @@ def _merge_raised(segments: Sequence[_Segment]) -> list[_Segment]:
                 or (head[-1:].isdigit() and tail[:1].isdigit())
             )
             space = " " if apart else ""
+            cells = None
+            if previous.cells is not None or segment.cells is not None:
+                cells = _joined_cells(previous, segment, space)
             heavier = segment if segment.weight > previous.weight else previous
             lines[-1] = _Segment(
                 text=head + space + tail,
@@ -600,10 +717,24 @@ def _merge_raised(segments: Sequence[_Segment]) -> list[_Segment]:
                 start=previous.start,
                 end=segment.end,
                 mono=previous.mono and segment.mono,
+                advance=previous.advance,
+                cells=cells,
             )
         else:
             lines.append(segment)
     return lines
+
+
+def _joined_cells(previous: _Segment, segment: _Segment, space: str) -> tuple[Cell, ...]:
+    """The cells of two pieces of one line: the second's first cell continues the
+    first's last unless a wide gap parts them (a raised ² inside "Area (km²)")."""
+    head = previous.cells or (Cell(previous.text.strip(), previous.x0, previous.x1),)
+    tail = segment.cells or (Cell(segment.text.strip(), segment.x0, segment.x1),)
+    last, first = head[-1], tail[0]
+    if first.x0 - last.x1 > CELL_GAP * max(previous.size, 1):
+        return head + tail
+    joined = Cell(last.text + space + first.text, last.x0, max(last.x1, first.x1))
+    return (*head[:-1], joined, *tail[1:])
 
 
 def _continues(previous: _Segment, segment: _Segment) -> bool:
@@ -628,7 +759,9 @@ def _text_line(segment: _Segment) -> TextLine:
         bold=segment.bold,
         x0=segment.x0,
         mono=segment.mono,
+        advance=segment.advance,
         table=table,
+        cells=segment.cells,
     )
 
 

@@ -24,7 +24,8 @@ from tests.support.paths import NEEDS_SHARED
 
 from .conftest import CORPUS_PDF, Convert
 
-RUNNING_HEAD = "Shared MIME-info Database"
+TITLE = "Shared MIME-info Database"
+RUNNING_HEAD = "freedesktop.org specification, version 0.21"
 XML_SAMPLE = [
     '<?xml version="1.0"?>',
     "<mime-info>",
@@ -33,6 +34,13 @@ XML_SAMPLE = [
     '    <glob pattern="*.diff"/>',
     "  </mime-type>",
     "</mime-info>",
+]
+ASN1_SAMPLE = ["Entry ::= SEQUENCE {", "    id      INTEGER,", "    name    UTF8String", "}"]
+UNRULED = [
+    ("Measure", "Unit", "Target"),
+    ("Latency", "milliseconds", "250"),
+    ("Throughput", "pages/second", "300"),
+    ("Footprint", "megabytes", "512"),
 ]
 TABLE = [
     ("Field", "Type", "Meaning"),
@@ -63,7 +71,7 @@ def specification_pdf() -> bytes:
     pdf.footer = footer  # type: ignore[method-assign]
     pdf.add_page()
     pdf.set_font("Helvetica", "B", 24)
-    pdf.cell(0, 12, RUNNING_HEAD, new_x="LMARGIN", new_y="NEXT")
+    pdf.cell(0, 12, TITLE, new_x="LMARGIN", new_y="NEXT")
     pdf.set_font("Helvetica", size=11)
     pdf.multi_cell(0, 6, "This document describes a common database of MIME types. " * 4)
     pdf.start_section("Introduction", level=0)
@@ -92,9 +100,18 @@ def specification_pdf() -> bytes:
     pdf.ln(2)
     with pdf.table(col_widths=(30, 40, 60)) as table:
         for cells in TABLE:
-            row = table.row()
-            for cell in cells:
-                row.cell(cell)
+            table.row(cells)
+    pdf.ln(4)
+    pdf.multi_cell(0, 6, "The targets, in a table without rules:")
+    with pdf.table(borders_layout="NONE", width=150) as table:
+        for cells in UNRULED:
+            table.row(cells)
+    pdf.ln(4)
+    pdf.multi_cell(0, 6, "The record, in ASN.1:", new_x="LMARGIN", new_y="NEXT")
+    pdf.set_font("Courier", size=10)
+    for line in ASN1_SAMPLE:
+        pdf.cell(0, 5, line, new_x="LMARGIN", new_y="NEXT")
+    pdf.set_font("Helvetica", size=11)
     for word in ("two", "three"):
         pdf.add_page()
         pdf.multi_cell(0, 6, f"More text on page {word}. " * 30)
@@ -118,9 +135,9 @@ def json_of(result: ConversionResult) -> dict[str, Any]:
 
 def test_an_empty_title_is_the_largest_text_on_page_one(specification: ConversionResult) -> None:
     # Before: the first bookmark, "Introduction".
-    assert specification.facts.title == RUNNING_HEAD
+    assert specification.facts.title == TITLE
     markdown = text_of(specification, "text/markdown")
-    assert markdown.startswith(f"# {RUNNING_HEAD}\n")
+    assert markdown.startswith(f"# {TITLE}\n")
 
 
 def test_headings_keep_their_printed_numbers(specification: ConversionResult) -> None:
@@ -139,12 +156,28 @@ def test_running_heads_and_feet_leave_the_markdown_not_the_page_text(
     specification: ConversionResult,
 ) -> None:
     markdown = text_of(specification, "text/markdown")
-    # Once, as the title; before, once more on every page.
+    # Once, where it first appears, so that no words are lost; before, on every page.
     assert markdown.count(RUNNING_HEAD) == 1
+    assert markdown.index(RUNNING_HEAD) < markdown.index("<!-- page 2 -->")
+    # Page numbers say nothing the page markers do not.
     assert not re.search(r"^Page \d$", markdown, re.MULTILINE)
     plain = text_of(specification, "text/plain")
-    assert plain.count(RUNNING_HEAD) == 4  # each page's head and page 1's title
+    assert plain.count(RUNNING_HEAD) == 3
     assert "Page 3" in plain
+
+
+def test_a_running_head_that_is_the_title_is_not_repeated() -> None:
+    pdf = FPDF()
+    pdf.set_title(TITLE)
+    pdf.header = lambda: (pdf.set_font("Helvetica", size=8), pdf.cell(0, 5, TITLE))  # type: ignore[method-assign]
+    for number in range(1, 4):
+        pdf.add_page()
+        pdf.set_font("Helvetica", size=11)
+        pdf.set_y(30)
+        pdf.multi_cell(0, 6, f"Text of page {number}. " * 20)
+    markdown = text_of(convert(bytes(pdf.output()), "application/pdf", "t.pdf"), "text/markdown")
+    # Once, as the title heading: the running head repeats it on every page.
+    assert markdown.startswith(f"# {TITLE}\n") and markdown.count(TITLE) == 1
 
 
 def test_monospaced_lines_are_fenced_code_with_their_indentation(
@@ -154,8 +187,11 @@ def test_monospaced_lines_are_fenced_code_with_their_indentation(
     # Before: each line alone, flush left, as \<mime-type type="text/x-diff"\>.
     assert "```\n" + "\n".join(XML_SAMPLE) + "\n```" in markdown
     assert "\\<" not in markdown
+    # Runs of spaces inside a line are kept too (PDFium reads them as one).
+    assert "```\n" + "\n".join(ASN1_SAMPLE) + "\n```" in markdown
     assert json_of(specification)["code_blocks"] == [
-        {"language": None, "code": "\n".join(XML_SAMPLE) + "\n"}
+        {"language": None, "code": "\n".join(XML_SAMPLE) + "\n"},
+        {"language": None, "code": "\n".join(ASN1_SAMPLE) + "\n"},
     ]
 
 
@@ -169,12 +205,16 @@ def test_link_annotations_become_markdown_and_json_links(
     assert json_of(specification)["links"] == [{"text": "freedesktop website", "href": LINK}]
 
 
-def test_ruled_tables_become_markdown_and_json_tables(specification: ConversionResult) -> None:
+def test_ruled_and_aligned_tables_become_markdown_and_json_tables(
+    specification: ConversionResult,
+) -> None:
     markdown = text_of(specification, "text/markdown")
-    rows = ["| " + " | ".join(cells) + " |" for cells in TABLE]
-    assert "\n".join([rows[0], "|---|---|---|", *rows[1:]]) in markdown
+    for table in (TABLE, UNRULED):
+        rows = ["| " + " | ".join(cells) + " |" for cells in table]
+        assert "\n".join([rows[0], "|---|---|---|", *rows[1:]]) in markdown
     assert json_of(specification)["tables"] == [
-        {"header": list(TABLE[0]), "rows": [list(row) for row in TABLE[1:]]}
+        {"header": list(table[0]), "rows": [list(row) for row in table[1:]]}
+        for table in (TABLE, UNRULED)
     ]
     plain = text_of(specification, "text/plain")
     assert "glob\tpattern\tA file name pattern" in plain
@@ -243,6 +283,25 @@ def test_google_docs_table_and_footnotes_in_reading_order(converted: Convert) ->
     assert "1 2021 estimate\n2 2020 estimate\n3 2020 estimate" in markdown
     [table] = json_of(result)["tables"]
     assert table["header"] == ["", "Indonesia", "Germany", "Austria", "France", "Vatican"]
+
+
+@NEEDS_SHARED
+def test_a_table_set_without_rules_keeps_its_header(converted: Convert) -> None:
+    markdown = text_of(converted(CORPUS_PDF / "multicolumn.pdf"), "text/markdown")
+    # The header is set closer than the rows, its "km²" raised.
+    assert (
+        "| Country | Population (millions) | Area (km2) | Capital | Official Language |\n"
+        "|---|---|---|---|---|\n"
+        "| Austria | 8.9 | 83,879 | Vienna | German |"
+    ) in markdown
+
+
+@NEEDS_SHARED
+def test_a_table_of_contents_is_not_a_table(converted: Convert) -> None:
+    # Titles, then page numbers that never decrease: lines, as printed.
+    markdown = text_of(converted(CORPUS_PDF / "pdflatex-outline.pdf"), "text/markdown")
+    assert "1 Foo 2\n2 Bar 2\n3 Baz 2\n" in markdown
+    assert "| 1 Foo |" not in markdown
 
 
 @NEEDS_SHARED
