@@ -12,6 +12,7 @@ import pytest
 
 from converters import convert
 from converters.base import Facts
+from converters.peek import cheap_title
 from converters.textutil import is_boilerplate
 from tests.support.paths import NEEDS_SHARED
 
@@ -149,6 +150,29 @@ def test_readme_title_and_description(source: str, title: str, description: str)
     facts = markdown_facts(source)
     assert facts.title == title
     assert facts.description is not None and facts.description.startswith(description)
+
+
+CATALOG_CASES = [
+    ZSTD_README,
+    NODE_HTTP,
+    BLACK_2018,
+    BLACK_NOW,
+    HTTPX_STYLE,
+    BADGES_FIRST,
+    "---\ntitle: From front matter\n---\n\n" + ZSTD_README,
+    "**Widget** is a tool.\n\n## Usage\n\n# The Widget Manual\n",
+    "<img src='logo.png' alt='Widget'>\n\nManual\n======\n\nText.\n",
+    "**Note:** this is alpha software.\n\n## Usage\n",
+    "![logo](logo.png)\n\n## Usage\n",
+]
+
+
+@pytest.mark.parametrize("source", CATALOG_CASES)
+def test_the_catalog_lists_a_readme_under_the_title_its_conversion_gives(source: str) -> None:
+    # The catalog names a file from its first bytes before any conversion (DESIGN
+    # D11); the name must not change when the formats are built. Before: "Benchmarks"
+    # for zstd, the first heading of any level.
+    assert cheap_title(source.encode(), "text/markdown") == markdown_facts(source).title
 
 
 def test_front_matter_title_beats_everything() -> None:
