@@ -12,6 +12,14 @@ characters no font has become U+FFFD (or ``?`` with the core fonts).
 Each top-level block is rendered on its own; a block fpdf2 cannot lay out
 (a table too wide, say) is rendered again as plain text instead of failing the
 document. Output depends on the input alone: the creation date is fixed.
+
+Right-to-left and complex scripts (Arabic, Hebrew, Indic...) are shaped with
+HarfBuzz (fpdf2's text shaping, ``uharfbuzz``) and laid out with fpdf2's bidi
+algorithm, block by block: only blocks holding such characters pay for it
+(shaping costs several times plain layout). fpdf2 runs its bidi algorithm for
+``write``/``cell``/``multi_cell`` but not for ``write_html`` paragraphs, whose
+runs of one style are then merged and shaped as a single left-to-right run
+(Arabic unjoined and reversed); :class:`_ShelfPDF` routes those through it too.
 """
 
 from __future__ import annotations
@@ -27,7 +35,9 @@ from pathlib import Path
 from typing import Any
 
 from fpdf import FPDF, FontFace, TextStyle
-from fpdf.enums import WrapMode
+from fpdf.enums import TextDirection, WrapMode
+from fpdf.html import HTML2FPDF
+from fpdf.line_break import Fragment
 from markdown_it.token import Token
 
 from converters import fontcache
@@ -61,6 +71,16 @@ _BASE_SIZE_PT = 10
 _CODE_SIZE_PT = 8.5
 _CODE_LINE_MM = 3.9
 _FENCE_LINE = re.compile(r"^[ ]{0,3}(`{3,}|~{3,})(.*)$")
+#: Characters whose text needs shaping or bidi layout: Hebrew, Arabic, Syriac, Thaana,
+#: N'Ko and their supplements; Indic, Thai, Lao, Tibetan, Myanmar, Khmer; Hebrew and
+#: Arabic presentation forms; right-to-left scripts beyond the BMP.
+_COMPLEX_TEXT = re.compile(
+    "[\u0590-\u08ff\u0900-\u0dff\u0e00-\u0fff\u1000-\u109f\u1780-\u17ff"
+    "\u200f\u202b\u202e\u2067\ufb1d-\ufdff\ufe70-\ufeff\U00010800-\U00010fff"
+    "\U0001e800-\U0001efff]"
+)
+#: Unicode bidi classes of strong right-to-left characters.
+_RTL_CLASSES = frozenset({"R", "AL"})
 _TRUNCATION_NOTE = (
     "*[The PDF rendering stops here; the text and Markdown variants of this "
     "document hold all of it.]*"
@@ -79,6 +99,11 @@ class _Chunk:
     html: str
     text: str
     code: bool = False
+
+    @property
+    def complex(self) -> bool:
+        """Whether the block holds text that needs shaping or bidi layout."""
+        return _COMPLEX_TEXT.search(self.text) is not None
 
 
 def render_markdown_pdf(
@@ -104,7 +129,8 @@ def render_markdown_pdf(
     opening = next((token for token in tokens if token.type != "front_matter"), None)
     if title and not (opening and opening.type == "heading_open" and opening.tag == "h1"):
         clean_title = title.translate(glyphs.table)
-        chunks.insert(0, _Chunk(f"<h1>{_escape(clean_title)}</h1>", clean_title))
+        heading = f"<h1{_direction_attrs(clean_title)}>{_escape(clean_title)}</h1>"
+        chunks.insert(0, _Chunk(heading, clean_title))
 
     pdf = _ShelfPDF(font_set, glyphs.fallbacks)
     if title:
@@ -118,6 +144,7 @@ def render_markdown_pdf(
     options = _html_options(font_set)
     for chunk in chunks:
         pdf.write_chunk(chunk, options)
+    pdf.store_ligatures_in_visual_order()
     return bytes(pdf.output())
 
 
@@ -204,16 +231,45 @@ def _core_replacement(char: str) -> str | None:
     return None if unicodedata.category(char) == "Cf" else "?"
 
 
+#: HTML elements that start a paragraph (or a table, whose cells find their own direction).
+_BLOCK_TAGS = frozenset({"p", "h1", "h2", "h3", "h4", "h5", "h6", "li", "pre", "table", "hr"})
+
+
+class _ShelfHTML(HTML2FPDF):
+    """fpdf2's HTML parser, telling the document each paragraph's ``dir``."""
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag in _BLOCK_TAGS and isinstance(self.pdf, _ShelfPDF):
+            wanted = dict(attrs).get("dir")
+            self.pdf.base_direction = (
+                TextDirection.RTL
+                if wanted == "rtl"
+                else TextDirection.LTR
+                if wanted == "ltr"
+                else None
+            )
+        super().handle_starttag(tag, attrs)
+
+
 class _ShelfPDF(FPDF):
     """FPDF that loads font files on first use and degrades missing styles.
 
     A typical page needs two or three of the eight DejaVu faces, so they are
     added when ``set_font`` first asks; each file is parsed once per process
     (:mod:`converters.fontcache`), but embedding a face still costs ~20 ms.
+
+    Blocks with right-to-left or complex-script text are written with text
+    shaping on, and all their text goes through fpdf2's bidi algorithm (see the
+    module's docstring); ``base_direction`` is the direction of the paragraph
+    being written, when its HTML says (``dir``), else each piece's own.
     """
+
+    HTML2FPDF_CLASS = _ShelfHTML
 
     def __init__(self, fonts: FontSet, fallbacks: Sequence[Path] = ()) -> None:
         super().__init__(format="A4")
+        self.base_direction: TextDirection | None = None
+        self._in_bidi = False
         self.creation_date = FIXED_CREATION_DATE
         self._font_set = fonts
         self.set_margins(left=18, top=16, right=18)
@@ -254,6 +310,9 @@ class _ShelfPDF(FPDF):
 
     def write_chunk(self, chunk: _Chunk, options: dict[str, Any]) -> None:
         """Render one block; fall back to its plain text if fpdf2 cannot."""
+        shaped = chunk.complex and not self._font_set.is_core
+        if shaped:
+            self.set_text_shaping(use_shaping_engine=True)
         try:
             if chunk.code:
                 self._write_code(chunk.text)
@@ -263,6 +322,61 @@ class _ShelfPDF(FPDF):
             # fpdf2 raises many types on layouts it cannot do (a table wider than
             # the page, nested tags in a cell); the block's text still goes in.
             self._write_plain(chunk.text)
+        finally:
+            self.base_direction = None
+            if shaped:
+                self.set_text_shaping(use_shaping_engine=False)
+
+    def store_ligatures_in_visual_order(self) -> None:
+        """Make each right-to-left ligature's ToUnicode entry list its letters right to left.
+
+        Glyphs are drawn in visual order, and readers (PDFium, like Acrobat) turn a
+        right-to-left run back into logical order by reversing its characters,
+        those of a ligature's ToUnicode string included: stored in logical order,
+        lam-alef (لا) would read back as alef-lam. Called once, before ``output``,
+        which only reads the glyphs' mapping from then on.
+        """
+        for font in self.fonts.values():
+            subset = getattr(font, "subset", None)
+            if subset is None or not hasattr(subset, "items"):
+                continue
+            for glyph, _code in subset.items():
+                letters = getattr(glyph, "unicode", None)
+                if (
+                    isinstance(letters, tuple)
+                    and len(letters) > 1
+                    and unicodedata.bidirectional(chr(letters[0])) in _RTL_CLASSES
+                ):
+                    glyph.unicode = letters[::-1]
+
+    # fpdf2 splits text into fragments of one style and font in _preload_font_styles,
+    # and, when shaping, first into runs of one direction in _preload_bidirectional_text
+    # (which calls the former). write/cell/multi_cell call the latter; the Paragraph
+    # that write_html fills calls the former: so both lead to the bidi algorithm here.
+
+    def _preload_bidirectional_text(self, text: str, markdown: bool) -> Sequence[Fragment]:
+        shaping = self.text_shaping
+        if shaping is None or self._in_bidi:
+            return super()._preload_bidirectional_text(text, markdown)
+        self._in_bidi = True
+        default = shaping["direction"]
+        if self.base_direction is not None:
+            shaping["direction"] = self.base_direction
+        try:
+            return super()._preload_bidirectional_text(text, markdown)
+        finally:
+            shaping["direction"] = default
+            self._in_bidi = False
+
+    def _preload_font_styles(
+        self,
+        text: str | None,
+        markdown: bool,
+        _initial_emphasis: tuple[bool, bool, bool, bool] | None = None,
+    ) -> Sequence[Fragment]:
+        if self.text_shaping is not None and not self._in_bidi and text:
+            return self._preload_bidirectional_text(text, markdown)
+        return super()._preload_font_styles(text, markdown, _initial_emphasis=_initial_emphasis)
 
     def _write_code(self, code: str) -> None:
         """A shaded monospace block; long lines wrap at the character."""
@@ -387,6 +501,31 @@ def _escape(text: str) -> str:
     return html.escape(text, quote=False)
 
 
+def _direction(text: str) -> str | None:
+    """``"rtl"`` or ``"ltr"`` for a paragraph holding right-to-left text: the
+    direction of its first strongly directional character (as in HTML's
+    ``dir="auto"``); None for text without right-to-left characters."""
+    if _COMPLEX_TEXT.search(text) is None:
+        return None
+    for char in text:
+        kind = unicodedata.bidirectional(char)
+        if kind in _RTL_CLASSES:
+            return "rtl"
+        if kind == "L":
+            return "ltr"
+    return None
+
+
+def _direction_attrs(text: str, *, align: bool = True) -> str:
+    """Attributes giving a paragraph its direction; right-to-left ones are right-aligned."""
+    direction = _direction(text)
+    if direction is None:
+        return ""
+    if direction == "rtl" and align:
+        return ' dir="rtl" align="right"'
+    return f' dir="{direction}"'
+
+
 class _HtmlWriter:
     """Token stream → the HTML subset fpdf2 lays out reliably."""
 
@@ -405,15 +544,22 @@ class _HtmlWriter:
         out = self.out
         if kind == "heading_open":
             text = " ".join(inline_text(tokens[index + 1].children).split())
-            out.append(f"<{token.tag}>{_escape(text)}</{token.tag}>")
+            attrs = _direction_attrs(text)
+            out.append(f"<{token.tag}{attrs}>{_escape(text)}</{token.tag}>")
             return index + 3
         if kind == "paragraph_open":
-            out.append("" if token.hidden else "<p>")
+            attrs = _direction_attrs(_next_inline_text(tokens, index))
+            out.append("" if token.hidden else f"<p{attrs}>")
         elif kind == "paragraph_close":
             out.append("" if token.hidden else "</p>")
         elif kind == "inline":
             out.append(_inline_html(token.children or []))
-        elif kind in ("bullet_list_open", "list_item_open", "blockquote_open"):
+        elif kind == "list_item_open":
+            # fpdf2 aligns no list item but left: the item's text is still laid out
+            # in its direction.
+            attrs = _direction_attrs(_next_inline_text(tokens, index), align=False)
+            out.append(f"<li{attrs}>")
+        elif kind in ("bullet_list_open", "blockquote_open"):
             out.append(f"<{token.tag}>")
         elif kind in (
             "bullet_list_close",
@@ -465,6 +611,16 @@ class _HtmlWriter:
             parts.append(f"<p><i>[{left_out} more rows: see the other variants.]</i></p>")
         self.out.append("".join(parts))
         return index + 1
+
+
+def _next_inline_text(tokens: Sequence[Token], index: int) -> str:
+    """The text of the first inline token after ``index`` (a paragraph's, an item's)."""
+    for token in tokens[index + 1 :]:
+        if token.type == "inline":
+            return inline_text(token.children)
+        if token.nesting == -1 and token.type in ("paragraph_close", "list_item_close"):
+            break
+    return ""
 
 
 _INLINE_TAGS = {
