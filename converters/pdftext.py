@@ -23,7 +23,9 @@ right here, so that no glyph vanishes or shows as something it is not:
 - A page's /Rotate makes PDFium read it in the order it is shown (turned
   90°, last line first); text is read from the page as drawn.
 - Characters outside the Basic Multilingual Plane are two UTF-16 units,
-  which PDFium counts as two characters; they are joined again.
+  which PDFium counts as two characters; they are joined again. Inside a
+  right-to-left run PDFium reverses them with the run (a math italic x between
+  Arabic words comes out low half first); such pairs are put back in order.
 
 Each line's size is the dominant effective font size (font size times the
 text matrix's vertical scale) of three sampled characters, its baseline that
@@ -767,5 +769,22 @@ def _text_line(segment: _Segment) -> TextLine:
 
 def _joined_surrogates(text: str) -> str:
     if _SURROGATE.search(text):
+        text = _paired(text)
         return text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
     return text
+
+
+def _paired(text: str) -> str:
+    """Surrogate pairs in order: a low half followed by a high one is a pair reversed."""
+    units = list(text)
+    index = 0
+    while index < len(units) - 1:
+        here, after = units[index], units[index + 1]
+        if "\ud800" <= here <= "\udbff" and "\udc00" <= after <= "\udfff":
+            index += 2
+        elif "\udc00" <= here <= "\udfff" and "\ud800" <= after <= "\udbff":
+            units[index], units[index + 1] = after, here
+            index += 2
+        else:
+            index += 1
+    return "".join(units)

@@ -144,7 +144,6 @@ def render_markdown_pdf(
     options = _html_options(font_set)
     for chunk in chunks:
         pdf.write_chunk(chunk, options)
-    pdf.store_ligatures_in_visual_order()
     return bytes(pdf.output())
 
 
@@ -326,28 +325,6 @@ class _ShelfPDF(FPDF):
             self.base_direction = None
             if shaped:
                 self.set_text_shaping(use_shaping_engine=False)
-
-    def store_ligatures_in_visual_order(self) -> None:
-        """Make each right-to-left ligature's ToUnicode entry list its letters right to left.
-
-        Glyphs are drawn in visual order, and readers (PDFium, like Acrobat) turn a
-        right-to-left run back into logical order by reversing its characters,
-        those of a ligature's ToUnicode string included: stored in logical order,
-        lam-alef (لا) would read back as alef-lam. Called once, before ``output``,
-        which only reads the glyphs' mapping from then on.
-        """
-        for font in self.fonts.values():
-            subset = getattr(font, "subset", None)
-            if subset is None or not hasattr(subset, "items"):
-                continue
-            for glyph, _code in subset.items():
-                letters = getattr(glyph, "unicode", None)
-                if (
-                    isinstance(letters, tuple)
-                    and len(letters) > 1
-                    and unicodedata.bidirectional(chr(letters[0])) in _RTL_CLASSES
-                ):
-                    glyph.unicode = letters[::-1]
 
     # fpdf2 splits text into fragments of one style and font in _preload_font_styles,
     # and, when shaping, first into runs of one direction in _preload_bidirectional_text
