@@ -67,9 +67,9 @@ from pathlib import Path
 from statistics import mean
 from typing import Any, TypeVar
 
-import pypdfium2 as pdfium
 from pypdf import PasswordType, PdfReader
 
+from bench.bench_convert import pdfium_page_texts
 from bench.quality_docs import BuiltDocument, Truth, build_all
 from converters import ConversionError, convert
 
@@ -366,18 +366,8 @@ class Source:
 
 
 def pdfium_text(data: bytes) -> str:
-    document = pdfium.PdfDocument(data)
-    try:
-        texts = []
-        for index in range(len(document)):
-            page = document[index]
-            textpage = page.get_textpage()
-            texts.append(textpage.get_text_range())
-            textpage.close()
-            page.close()
-        return "\n".join(texts)
-    finally:
-        document.close()
+    """PDFium's raw text of every page, as the conversion benchmark reads it."""
+    return "\n".join(pdfium_page_texts(Path("truth.pdf"), data))
 
 
 def pdf_truth(data: bytes) -> tuple[Truth, str]:

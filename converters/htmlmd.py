@@ -24,7 +24,9 @@ from converters.textutil import (
     collapse_whitespace,
     escape_line_start,
     escape_markdown_inline,
+    link_destination,
     markdown_heading,
+    markdown_link,
     markdown_table,
 )
 
@@ -519,25 +521,18 @@ def _code_span(text: str) -> str:
     return f"{fence}{pad}{text}{pad}{fence}"
 
 
-def _destination(href: str) -> str:
-    href = href.strip().replace("\n", "").replace("\r", "")
-    if any(char in href for char in " <>()"):
-        return "<" + href.replace("<", "%3C").replace(">", "%3E") + ">"
-    return href
-
-
 def _link(inner: str, href: str) -> str:
     text = inner.strip()
     if not href.strip() or href.strip().lower().startswith("javascript:"):
         return inner
     if not text:
         text = escape_markdown_inline(href.strip())
-    return f"[{text}]({_destination(href)})"
+    return markdown_link(text, href)
 
 
 def _image(element: Element) -> str:
     alt = escape_markdown_inline(collapse_whitespace(element.attrs.get("alt", "")))
     src = element.attrs.get("src", "").strip()
     if src.lower().startswith(_SAFE_IMAGE_SCHEMES) or (src and ":" not in src.split("/")[0]):
-        return f"![{alt}]({_destination(src)})"
+        return f"![{alt}]({link_destination(src)})"
     return alt
