@@ -11,6 +11,7 @@ import logging
 import os
 import signal
 import sys
+import threading
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -287,6 +288,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"docshelf: {exc}", file=sys.stderr)
         return 2
     configure_logging(settings)
+    if args.command in ("serve", "stdio"):
+        report_rendering_fonts()
     if args.command == "serve":
         if settings.processes > 1:
             from app.supervisor import supervise
@@ -308,6 +311,15 @@ def configure_logging(settings: Settings) -> None:
         format="%(asctime)s %(levelname)s %(name)s[%(process)d]: %(message)s",
     )
     logging.getLogger("pypdf").setLevel(logging.ERROR)
+
+
+def report_rendering_fonts() -> None:
+    """Find the fonts rendered PDFs will use, and log them (and the scripts none
+    draws), at start rather than at the first rendering: in a thread, since the
+    search reads font files for about half a second and nothing waits for it."""
+    from converters.fonts import system_fonts
+
+    threading.Thread(target=system_fonts, name="fonts", daemon=True).start()
 
 
 def _serve(runtime: Runtime) -> int:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import threading
+import time
 from pathlib import Path
 
 from tests.support.servers import child_env, docshelf_command
@@ -92,3 +94,29 @@ def test_python_dash_m_app_is_the_same_command() -> None:
         [sys.executable, "-m", "app", "--version"], capture_output=True, text=True, env=child_env()
     )
     assert done.returncode == 0 and done.stdout.startswith("docshelf ")
+
+
+def test_serving_logs_the_rendering_fonts_at_start(sample_shelf: Path, tmp_path: Path) -> None:
+    # Issue #12: the fonts rendered PDFs use are found when the server starts, and
+    # it says which, rather than at the first rendering in some worker.
+    process = subprocess.Popen(
+        docshelf_command("stdio", "--root", str(sample_shelf), "--data-dir", str(tmp_path)),
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=child_env(),
+    )
+    lines: list[str] = []
+    try:
+        assert process.stderr is not None
+        reader = threading.Thread(target=lambda: lines.extend(process.stderr or ()), daemon=True)
+        reader.start()
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline and not any("PDF rendering fonts:" in x for x in lines):
+            time.sleep(0.05)
+        assert any("PDF rendering fonts: DejaVuSans.ttf" in line for line in lines), lines
+    finally:
+        assert process.stdin is not None
+        process.stdin.close()
+        process.wait(timeout=60)
