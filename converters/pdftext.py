@@ -227,7 +227,7 @@ def _page_or_none(
 
 
 class _Probe:
-    """Out-parameters reused for every call, and boldness per font name.
+    """Out-parameters reused for every call, and each font's face (bold, monospaced) by name.
 
     One per document; calls hold :data:`PDFIUM_LOCK`, so one at a time.
     """
@@ -235,8 +235,7 @@ class _Probe:
     def __init__(self) -> None:
         self._buffer = ctypes.create_string_buffer(_FONT_NAME_BYTES)
         self._flags = ctypes.c_int()
-        self._bold: dict[bytes, bool] = {}
-        self._mono: dict[bytes, bool] = {}
+        self._faces: dict[bytes, tuple[bool, bool]] = {}
         self.matrix = pdfium_c.FS_MATRIX()
         self.x, self.y = ctypes.c_double(), ctypes.c_double()
         self.head, self.tail = pdfium_c.FS_RECTF(), pdfium_c.FS_RECTF()
@@ -247,25 +246,21 @@ class _Probe:
         )
         return self._buffer.value if size > 0 else b""
 
-    def is_mono(self, textpage: pdfium_c.FPDF_TEXTPAGE, index: int) -> bool:
+    def face(self, textpage: pdfium_c.FPDF_TEXTPAGE, index: int) -> tuple[bool, bool]:
+        """Whether the character's font is bold, and whether it is monospaced."""
         name = self.name(textpage, index)
-        mono = self._mono.get(name)
-        if mono is None:
+        face = self._faces.get(name)
+        if face is None:
             # The flags are those of the font just named (FPDFText_GetFontInfo).
-            mono = bool(self._flags.value & FIXED_PITCH_FLAG) or is_mono_name(
-                name.decode("latin-1")
-            )
-            self._mono[name] = mono
-        return mono
-
-    def is_bold(self, textpage: pdfium_c.FPDF_TEXTPAGE, index: int) -> bool:
-        name = self.name(textpage, index)
-        bold = self._bold.get(name)
-        if bold is None:
+            fixed_pitch = bool(self._flags.value & FIXED_PITCH_FLAG)
             weight = pdfium_c.FPDFText_GetFontWeight(textpage, index)
-            bold = is_bold_name(name.decode("latin-1")) or weight >= BOLD_WEIGHT
-            self._bold[name] = bold
-        return bold
+            readable = name.decode("latin-1")
+            face = (
+                is_bold_name(readable) or weight >= BOLD_WEIGHT,
+                fixed_pitch or is_mono_name(readable),
+            )
+            self._faces[name] = face
+        return face
 
 
 def _page_lines(
@@ -589,7 +584,8 @@ def _segment(
     else:  # blank as PDFium has it, but a glyph there was resolved to text
         first, last = start, end - 1
     middle = _nearest_visible(units, (first + last) // 2, first, last)
-    mono = all(probe.is_mono(textpage, index) for index in (middle, first, last))
+    bold, mono = probe.face(textpage, middle)
+    mono = mono and all(probe.face(textpage, index)[1] for index in (first, last))
     advance = 0.0
     if mono:
         text, advance = _monospaced(textpage, units, chars, first, last, probe)
@@ -600,7 +596,7 @@ def _segment(
     return _Segment(
         text=text,
         size=_dominant_size(textpage, first, middle, last, probe.matrix),
-        bold=probe.is_bold(textpage, middle),
+        bold=bold,
         x0=min(head.left, x.value),
         x1=max(tail.right, head.right),
         bottom=min(head.bottom, tail.bottom),
