@@ -1,11 +1,23 @@
 # ruff: noqa: RUF001, RUF002  (symbols and scripts are what this measures)
-"""Conversion quality: docshelf's representations against markitdown's, file by file.
+"""Conversion quality: docshelf's representations against its peers', file by file.
 
 Inputs: every readable PDF of the shared corpus (``$DOCSHELF_SHARED/corpus/pdf``)
 and the documents :mod:`bench.quality_docs` builds (PDF, HTML, DOCX, Markdown),
 each of which knows its truth. docshelf is measured in each of its formats
-(Markdown, text, JSON); markitdown (``pip install -e '.[bench]'``) gives Markdown
-only, compared with our Markdown; its text and JSON figures are n/a.
+(Markdown, text, JSON). The peers give Markdown only, compared with our Markdown;
+their text and JSON figures are n/a:
+
+- markitdown (MIT; ``pip install -e '.[bench]'``): every input.
+- pymupdf4llm (PDFs only; n/a for other inputs): optional, measured only when the
+  user has installed it, found with importlib. It is AGPL-3.0 (as PyMuPDF, which it
+  needs), so docshelf compares against it and never depends on it: it is in no
+  extra of ``pyproject.toml``. ``pip install pymupdf4llm`` adds it; since PyMuPDF
+  2.0 that package is an empty shim and ``pip install pymupdf`` carries the code
+  (``pip install 'pymupdf4llm<2'`` installs the separate 1.x package). Without it
+  its column is absent and a note says how to add it.
+
+A peer that fails on a file is recorded as that peer's error for that file
+(``errors``); the run goes on.
 
 Measures (each a share from 0 to 1, higher is better, except ``leaks``; "n/a" when
 the file has no truth for it or the format cannot carry it). Texts are compared
@@ -40,10 +52,12 @@ after NFKC and case folding:
   ``/Bullet``, a running head beyond its first), beyond those allowed. Lower is
   better; for corpus PDFs only U+FFFD.
 
-The verdict per measure (Markdown, where both tools have figures): PASS when
-docshelf's figure is at least markitdown's on every file (at most, for leaks),
-else FAIL with the files and the gaps. It is a report: the exit code is 0 unless
-``--strict``.
+The verdict per measure (Markdown, where docshelf and at least one peer have
+figures): the bar on each file is the best peer figure (the highest; the lowest for
+leaks). PASS when docshelf's figure reaches the bar on every file, else FAIL with
+the files, the gaps and the peer that set each bar. It is a report: the exit code is
+0 unless ``--strict``. ``--peers markitdown,pymupdf4llm`` chooses the peers (default:
+every installed one), ``--no-peer`` measures docshelf alone.
 
 Run: ``python -m bench quality`` (``--help`` for the options). See ``bench/README.md``.
 """
@@ -51,7 +65,11 @@ Run: ``python -m bench quality`` (``--help`` for the options). See ``bench/READM
 from __future__ import annotations
 
 import argparse
+import contextlib
 import fnmatch
+import importlib
+import importlib.metadata
+import importlib.util
 import io
 import json
 import logging
@@ -91,13 +109,31 @@ DEFAULT_PDF_DIR = SHARED / "corpus" / "pdf"
 MEASURES = ("headings", "tables", "links", "code", "lists", "symbols", "words", "title", "leaks")
 LOWER_IS_BETTER = frozenset({"leaks"})
 FORMATS = ("markdown", "text", "json")
-#: (tool, format) columns of the per-file table, in order.
-COLUMNS = (
+#: docshelf's (tool, format) columns of the per-file table; each peer adds (peer, "markdown").
+DOCSHELF_COLUMNS = (
     ("docshelf", "markdown"),
     ("docshelf", "text"),
     ("docshelf", "json"),
-    ("markitdown", "markdown"),
 )
+#: Every peer the bench knows, in column order.
+PEER_NAMES = ("markitdown", "pymupdf4llm")
+#: How to get each peer when it is not importable.
+PEER_INSTALL = {
+    "markitdown": "pip install -e '.[bench]'",
+    "pymupdf4llm": (
+        "pip install pymupdf4llm; AGPL-3.0, so never a docshelf dependency; since PyMuPDF "
+        "2.0 that package is empty and `pip install pymupdf` carries the code"
+    ),
+}
+#: Kept for callers of the one-peer bench: docshelf's columns and markitdown's.
+COLUMNS = (*DOCSHELF_COLUMNS, ("markitdown", "markdown"))
+
+
+def columns_for(peers: Sequence[str]) -> tuple[tuple[str, str], ...]:
+    """The per-file table's columns: docshelf's formats, then each peer's Markdown."""
+    return (*DOCSHELF_COLUMNS, *((name, "markdown") for name in peers))
+
+
 BULLETS = frozenset("•◦▪▫‣∙●○■□➢►▸–-*")  # list markers, not content
 _WORD = re.compile(r"\w+")
 _NUMBER = re.compile(r"^\d+(\.\d+)*\.?\s+")
@@ -458,6 +494,27 @@ def docshelf_views(source: Source) -> dict[str, View]:
 Peer = Callable[[Source], str]
 
 
+@dataclass(frozen=True)
+class PeerTool:
+    """A peer converter: its name (the column is ``NAME/markdown``), its Markdown for a
+    source, and the source MIME types it takes (``None``: all; others are n/a)."""
+
+    name: str
+    convert: Peer
+    mime_types: frozenset[str] | None = None
+    version: str = ""
+
+    def takes(self, source: Source) -> bool:
+        return self.mime_types is None or source.mime_type in self.mime_types
+
+
+def _version(distribution: str) -> str:
+    try:
+        return importlib.metadata.version(distribution)
+    except importlib.metadata.PackageNotFoundError:
+        return ""
+
+
 def markitdown_peer() -> Peer | None:
     """markitdown's Markdown for a source, or None when markitdown is not installed."""
     try:
@@ -478,6 +535,65 @@ def markitdown_peer() -> Peer | None:
     return run
 
 
+def pymupdf4llm_peer() -> Peer | None:
+    """pymupdf4llm's Markdown for a PDF, or None when it is not importable.
+
+    AGPL-3.0: imported only when the user installed it (never a dependency). Called
+    with its defaults, as a user would. Its parser's messages (a missing OCR engine)
+    go to stdout: kept out of the report, which may be JSON.
+    """
+    if importlib.util.find_spec("pymupdf4llm") is None:
+        return None
+    try:
+        pymupdf4llm = importlib.import_module("pymupdf4llm")
+        pymupdf = importlib.import_module("pymupdf")
+    except Exception:  # e.g. a pymupdf4llm 1.x beside a PyMuPDF of another version
+        return None
+
+    chatter = io.StringIO()
+    if hasattr(pymupdf, "set_messages"):  # pymupdf.message() holds the sys.stdout of its import
+        pymupdf.set_messages(stream=chatter)
+
+    def run(source: Source) -> str:
+        chatter.seek(0)
+        chatter.truncate()
+        with contextlib.redirect_stdout(chatter), contextlib.redirect_stderr(chatter):
+            document = pymupdf.open(stream=source.data, filetype="pdf")
+            try:
+                return str(pymupdf4llm.to_markdown(document))
+            finally:
+                document.close()
+
+    return run
+
+
+def load_peers(names: Sequence[str]) -> tuple[list[PeerTool], dict[str, str]]:
+    """The named peers that are importable, and for the others how to add them."""
+    factories: dict[str, Callable[[], Peer | None]] = {
+        "markitdown": markitdown_peer,
+        "pymupdf4llm": pymupdf4llm_peer,
+    }
+    peers: list[PeerTool] = []
+    missing: dict[str, str] = {}
+    for name in names:
+        run = factories[name]()
+        if run is None:
+            missing[name] = PEER_INSTALL[name]
+        elif name == "pymupdf4llm":
+            version = _version("pymupdf")
+            peers.append(
+                PeerTool(
+                    name,
+                    run,
+                    frozenset({"application/pdf"}),
+                    f"{_version('pymupdf4llm')} (PyMuPDF {version})" if version else "",
+                )
+            )
+        else:
+            peers.append(PeerTool(name, run, None, _version(name)))
+    return peers, missing
+
+
 # ----------------------------------------------------------------------- report
 
 Figures = dict[str, float | None]
@@ -492,20 +608,27 @@ class FileResult:
     errors: dict[str, str] = field(default_factory=dict)
 
 
-def evaluate(source: Source, peer: Peer | None) -> FileResult:
+def evaluate(
+    source: Source, peer: Peer | None = None, peers: Sequence[PeerTool] = ()
+) -> FileResult:
+    """docshelf's figures for a source, and each peer's that takes it. ``peer`` alone
+    is markitdown (the one-peer call)."""
     result = FileResult(source.name, Path(source.name).suffix.lstrip(".").lower(), source.note)
     try:
         for fmt, view in docshelf_views(source).items():
             result.figures[f"docshelf/{fmt}"] = measure(source.truth, view)
     except ConversionError as exc:
         result.errors["docshelf"] = str(exc)
-    if peer is not None:
+    tools = [*([PeerTool("markitdown", peer)] if peer is not None else []), *peers]
+    for tool in tools:
+        if not tool.takes(source):
+            continue  # n/a: no column figures
         try:
-            result.figures["markitdown/markdown"] = measure(
-                source.truth, markdown_view(peer(source))
+            result.figures[f"{tool.name}/markdown"] = measure(
+                source.truth, markdown_view(tool.convert(source))
             )
         except Exception as exc:  # a failing file is reported, not fatal
-            result.errors["markitdown"] = f"{type(exc).__name__}: {exc}"[:120]
+            result.errors[tool.name] = f"{type(exc).__name__}: {exc}"[:120]
     return result
 
 
@@ -517,16 +640,16 @@ def show(value: float | None, measure_name: str) -> str:
     return f"{value:.3f}"
 
 
-def print_file(result: FileResult) -> None:
+def print_file(result: FileResult, columns: Sequence[tuple[str, str]] = COLUMNS) -> None:
     print(f"\n## {result.name}" + (f"  ({result.note})" if result.note else ""))
     for tool, error in result.errors.items():
         print(f"  {tool} failed: {error}")
-    labels = [f"{tool} {fmt}" for tool, fmt in COLUMNS]
+    labels = [f"{tool} {fmt}" for tool, fmt in columns]
     print(f"| {'measure':<9} | " + " | ".join(f"{label:>19}" for label in labels) + " |")
     print(f"|{'-' * 11}|" + "|".join("-" * 20 + ":" for _ in labels) + "|")
     for name in MEASURES:
         cells = []
-        for tool, fmt in COLUMNS:
+        for tool, fmt in columns:
             figures = result.figures.get(f"{tool}/{fmt}")
             cells.append(show(figures.get(name) if figures else None, name))
         if all(cell == "n/a" for cell in cells):
@@ -535,47 +658,101 @@ def print_file(result: FileResult) -> None:
 
 
 @dataclass
+class Loss:
+    """A file where docshelf's Markdown is behind the bar: the best peer figure."""
+
+    file: str
+    docshelf: float
+    best: float
+    peer: str  # the peer that set the bar (the first in peer order, on a tie)
+    peers: dict[str, float]  # every peer's figure on that file
+
+
+@dataclass
+class PeerTally:
+    """docshelf's Markdown against one peer alone, for one measure."""
+
+    files: int = 0
+    losses: list[str] = field(default_factory=list)
+    leads: list[str] = field(default_factory=list)
+
+
+@dataclass
 class Verdict:
     measure: str
-    files: int  # files where both tools have a figure
-    losses: list[tuple[str, float, float]]  # (file, docshelf, markitdown)
-    leads: list[str]
+    files: int  # files where docshelf and at least one peer have a figure
+    losses: list[Loss]
+    leads: list[str]  # files where docshelf is ahead of the best peer
+    by_peer: dict[str, PeerTally] = field(default_factory=dict)
 
     @property
     def passed(self) -> bool:
         return not self.losses
 
 
-def verdicts(results: Sequence[FileResult]) -> list[Verdict]:
-    """Per measure: the files where docshelf's Markdown is behind (and ahead of) markitdown's."""
+def _peers_in(results: Sequence[FileResult]) -> list[str]:
+    seen = {column.split("/")[0] for r in results for column in r.figures}
+    return [*(p for p in PEER_NAMES if p in seen), *sorted(seen - {"docshelf", *PEER_NAMES})]
+
+
+def best_peer(name: str, figures: dict[str, float]) -> tuple[str, float]:
+    """The peer setting the bar for a measure: highest figure, lowest for leaks;
+    the first in ``figures``' order on a tie."""
+    pick = min if name in LOWER_IS_BETTER else max
+    bar = pick(figures.values())
+    return next(p for p, v in figures.items() if v == bar), bar
+
+
+def verdicts(results: Sequence[FileResult], peers: Sequence[str] | None = None) -> list[Verdict]:
+    """Per measure: the files where docshelf's Markdown is behind (and ahead of) the best
+    peer's Markdown on that file; ``peers`` defaults to those with figures."""
+    peer_names = list(peers) if peers is not None else _peers_in(results)
     out = []
+    sign = {name: -1 if name in LOWER_IS_BETTER else 1 for name in MEASURES}
     for name in MEASURES:
-        losses: list[tuple[str, float, float]] = []
+        losses: list[Loss] = []
         leads: list[str] = []
+        by_peer = {peer: PeerTally() for peer in peer_names}
         files = 0
         for result in results:
             ours = result.figures.get("docshelf/markdown", {}).get(name)
-            theirs = result.figures.get("markitdown/markdown", {}).get(name)
-            if ours is None or theirs is None:
+            theirs = {
+                peer: value
+                for peer in peer_names
+                if (value := result.figures.get(f"{peer}/markdown", {}).get(name)) is not None
+            }
+            if ours is None or not theirs:
                 continue
             files += 1
-            sign = -1 if name in LOWER_IS_BETTER else 1
-            if sign * (ours - theirs) < -1e-9:
-                losses.append((result.name, ours, theirs))
-            elif sign * (ours - theirs) > 1e-9:
+            for peer, value in theirs.items():
+                tally = by_peer[peer]
+                tally.files += 1
+                if sign[name] * (ours - value) < -1e-9:
+                    tally.losses.append(result.name)
+                elif sign[name] * (ours - value) > 1e-9:
+                    tally.leads.append(result.name)
+            peer, bar = best_peer(name, theirs)
+            if sign[name] * (ours - bar) < -1e-9:
+                losses.append(Loss(result.name, ours, bar, peer, theirs))
+            elif sign[name] * (ours - bar) > 1e-9:
                 leads.append(result.name)
         if files:
-            out.append(Verdict(name, files, losses, leads))
+            out.append(Verdict(name, files, losses, leads, by_peer))
     return out
 
 
-def summary(results: Sequence[FileResult]) -> dict[str, dict[str, dict[str, float]]]:
-    """Means per source kind and column: {kind: {"docshelf/markdown": {measure: mean}}}."""
+def summary(
+    results: Sequence[FileResult], columns: Sequence[tuple[str, str]] | None = None
+) -> dict[str, dict[str, dict[str, float]]]:
+    """Means per source kind and column: {kind: {"docshelf/markdown": {measure: mean}}}.
+    A peer's means are over the files it has a figure for (pymupdf4llm: PDFs)."""
     table: dict[str, dict[str, dict[str, float]]] = {}
     kinds = sorted({r.kind for r in results})
+    if columns is None:
+        columns = columns_for(_peers_in(results))
     for kind in [*kinds, "all"]:
         chosen = [r for r in results if kind in ("all", r.kind)]
-        for tool, fmt in COLUMNS:
+        for tool, fmt in columns:
             column = f"{tool}/{fmt}"
             means = {}
             for name in MEASURES:
@@ -589,26 +766,45 @@ def summary(results: Sequence[FileResult]) -> dict[str, dict[str, dict[str, floa
     return table
 
 
-def print_summary(results: Sequence[FileResult], verdict_list: Sequence[Verdict]) -> None:
+def print_summary(
+    results: Sequence[FileResult],
+    verdict_list: Sequence[Verdict],
+    peers: Sequence[str] | None = None,
+) -> None:
+    peer_names = list(peers) if peers is not None else _peers_in(results)
     print("\n# Summary (means over the files with a figure)\n")
-    for kind, columns in summary(results).items():
+    for kind, columns in summary(results, columns_for(peer_names)).items():
         for column, means in columns.items():
             figures = ", ".join(f"{name} {show(value, name)}" for name, value in means.items())
             print(f"{kind:<5} {column:<20} {figures}")
-    print("\n# docshelf Markdown vs markitdown Markdown, every file\n")
+    against = (
+        f"the best peer Markdown ({', '.join(peer_names)})"
+        if len(peer_names) > 1
+        else f"{''.join(peer_names) or 'peer'} Markdown"
+    )
+    print(f"\n# docshelf Markdown vs {against}, every file\n")
     if not verdict_list:
-        print("no peer figures (markitdown not installed: pip install -e '.[bench]')")
+        print("no peer figures (no peer installed or chosen)")
     for verdict in verdict_list:
         state = "PASS" if verdict.passed else "FAIL"
         line = f"{verdict.measure:<9} {state} on {verdict.files} files"
         if verdict.leads:
             line += f"; docshelf ahead on {len(verdict.leads)}"
+        if len(peer_names) > 1:
+            line += "; " + ", ".join(
+                f"vs {peer} {len(t.losses)} behind/{len(t.leads)} ahead of {t.files}"
+                for peer, t in verdict.by_peer.items()
+                if t.files
+            )
         print(line)
-        for name, ours, theirs in verdict.losses:
-            gap = ours - theirs
+        for loss in verdict.losses:
+            others = ", ".join(
+                f"{peer} {show(value, verdict.measure)}" for peer, value in loss.peers.items()
+            )
             print(
-                f"    behind on {name}: {show(ours, verdict.measure)} vs "
-                f"{show(theirs, verdict.measure)} ({gap:+.3f})"
+                f"    behind on {loss.file}: {show(loss.docshelf, verdict.measure)} vs "
+                f"{show(loss.best, verdict.measure)} ({loss.docshelf - loss.best:+.3f}), "
+                f"bar set by {loss.peer} ({others})"
             )
 
 
@@ -624,6 +820,29 @@ def select(sources: Sequence[Source], patterns: Sequence[str] | None) -> list[So
     return [s for s in sources if not patterns or matches(s.name, patterns)]
 
 
+def peer_list(value: str) -> list[str]:
+    """``--peers a,b``: known peer names, in the order given."""
+    names = [name.strip() for name in value.split(",") if name.strip()]
+    unknown = [name for name in names if name not in PEER_NAMES]
+    if unknown or not names:
+        raise argparse.ArgumentTypeError(
+            f"unknown peer {', '.join(unknown) or '(none)'}: choose from {', '.join(PEER_NAMES)}"
+        )
+    return list(dict.fromkeys(names))
+
+
+def loss_json(loss: Loss) -> dict[str, Any]:
+    """A loss as JSON: the file, docshelf's figure, the bar, the peer that set it, and
+    each peer's figure under its name (so ``markitdown`` stays where it was)."""
+    return {
+        "file": loss.file,
+        "docshelf": loss.docshelf,
+        "best": loss.best,
+        "peer": loss.peer,
+        **loss.peers,
+    }
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
     parser.add_argument("--pdf-dir", type=Path, default=DEFAULT_PDF_DIR)
@@ -634,29 +853,45 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="only files whose name matches (glob or substring; built ones are built/NAME)",
     )
     parser.add_argument("--json", action="store_true", help="print the results as JSON")
-    parser.add_argument("--no-peer", action="store_true", help="skip markitdown")
+    chosen = parser.add_mutually_exclusive_group()
+    chosen.add_argument("--no-peer", action="store_true", help="docshelf alone, no peer")
+    chosen.add_argument(
+        "--peers",
+        type=peer_list,
+        metavar="NAME,NAME",
+        help=f"the peers to compare with ({','.join(PEER_NAMES)}; default: every installed "
+        "one); a peer named here must be installed",
+    )
     parser.add_argument("--strict", action="store_true", help="exit 1 when a measure FAILs")
     args = parser.parse_args(argv)
     logging.getLogger("pdfminer").setLevel(logging.ERROR)
     logging.getLogger("pypdf").setLevel(logging.ERROR)
 
     notes: list[str] = []
+    peers: list[PeerTool] = []
+    if not args.no_peer:
+        peers, missing = load_peers(args.peers or PEER_NAMES)
+        if args.peers and missing:
+            parser.error(
+                "; ".join(f"{name} is not importable ({how})" for name, how in missing.items())
+            )
+        for name, how in missing.items():
+            notes.append(f"{name} is not importable ({how}): no {name} column")
     if args.pdf_dir.is_dir():
         sources = corpus_sources(args.pdf_dir, notes, args.files)
     else:
         sources = []
         notes.append(f"no corpus at {args.pdf_dir} (set DOCSHELF_SHARED): built documents only")
     sources = select([*sources, *built_sources(build_all())], args.files)
-    peer = None if args.no_peer else markitdown_peer()
-    if peer is None and not args.no_peer:
-        notes.append("markitdown is not importable (pip install -e '.[bench]'): docshelf only")
-    results = [evaluate(source, peer) for source in sources]
-    verdict_list = verdicts(results)
+    results = [evaluate(source, peers=peers) for source in sources]
+    peer_names = [peer.name for peer in peers]
+    verdict_list = verdicts(results, peer_names)
     if args.json:
         print(
             json.dumps(
                 {
                     "notes": notes,
+                    "peers": {peer.name: peer.version for peer in peers},
                     "files": [
                         {
                             "name": r.name,
@@ -667,16 +902,22 @@ def main(argv: Sequence[str] | None = None) -> int:
                         }
                         for r in results
                     ],
-                    "summary": summary(results),
+                    "summary": summary(results, columns_for(peer_names)),
                     "verdicts": [
                         {
                             "measure": v.measure,
                             "passed": v.passed,
                             "files": v.files,
-                            "losses": [
-                                {"file": f, "docshelf": o, "markitdown": t} for f, o, t in v.losses
-                            ],
+                            "losses": [loss_json(loss) for loss in v.losses],
                             "leads": v.leads,
+                            "by_peer": {
+                                peer: {
+                                    "files": t.files,
+                                    "losses": t.losses,
+                                    "leads": t.leads,
+                                }
+                                for peer, t in v.by_peer.items()
+                            },
                         }
                         for v in verdict_list
                     ],
@@ -688,9 +929,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     else:
         for note in notes:
             print(f"note: {note}")
+        if peers:
+            print("peers: " + ", ".join(f"{p.name} {p.version}".strip() for p in peers))
         for result in results:
-            print_file(result)
-        print_summary(results, verdict_list)
+            print_file(result, columns_for(peer_names))
+        print_summary(results, verdict_list, peer_names)
     failed = any(not v.passed for v in verdict_list)
     return 1 if args.strict and failed else 0
 
