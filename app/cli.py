@@ -10,6 +10,7 @@ import argparse
 import logging
 import os
 import signal
+import subprocess
 import sys
 import threading
 from collections.abc import Sequence
@@ -289,7 +290,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     configure_logging(settings)
     if args.command in ("serve", "stdio"):
-        report_rendering_fonts()
+        report_rendering_fonts(settings)
     if args.command == "serve":
         if settings.processes > 1:
             from app.supervisor import supervise
@@ -303,23 +304,38 @@ def main(argv: Sequence[str] | None = None) -> int:
     return _index(runtime, force=args.force)
 
 
+LOG_FORMAT = "%(asctime)s %(levelname)s %(name)s[%(process)d]: %(message)s"
+
+
 def configure_logging(settings: Settings) -> None:
     """Logs to stderr at the configured level (every process of ``serve --processes``)."""
     logging.basicConfig(
         level=settings.log_level.upper(),
         stream=sys.stderr,
-        format="%(asctime)s %(levelname)s %(name)s[%(process)d]: %(message)s",
+        format=LOG_FORMAT,
     )
     logging.getLogger("pypdf").setLevel(logging.ERROR)
 
 
-def report_rendering_fonts() -> None:
+def report_rendering_fonts(settings: Settings) -> None:
     """Find the fonts rendered PDFs will use, and log them (and the scripts none
-    draws), at start rather than at the first rendering: in a thread, since the
-    search reads font files for about half a second and nothing waits for it."""
-    from converters.fonts import system_fonts
+    draws), at start rather than at the first rendering.
 
-    threading.Thread(target=system_fonts, name="fonts", daemon=True).start()
+    In a child process: the search reads every fallback font's character map
+    (~40 MB and half a second for Noto CJK), which the server itself never
+    needs; the conversion workers read only the maps their documents need.
+    """
+    code = (
+        "import logging, sys; "
+        "logging.basicConfig(level=sys.argv[1], stream=sys.stderr, format=sys.argv[2]); "
+        "from converters.fonts import report_fonts; report_fonts()"
+    )
+    child = subprocess.Popen(
+        [sys.executable, "-c", code, settings.log_level.upper(), LOG_FORMAT],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+    )
+    threading.Thread(target=child.wait, name="fonts", daemon=True).start()
 
 
 def _serve(runtime: Runtime) -> int:

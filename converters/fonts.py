@@ -5,11 +5,12 @@ documents embed DejaVu Sans / DejaVu Sans Mono (Debian: ``fonts-dejavu-core``),
 plus fallback fonts for what DejaVu lacks (math alphanumerics, CJK, some
 Arabic letters, emoji) where the system has them. Fallbacks are found two ways:
 by file name anywhere under the font directories (:data:`FALLBACK_FILES`), and,
-for a script those leave uncovered, by asking fontconfig (``fc-match``) for a
-font with its characters, so a font installed under another name is found too.
-Fonts bundled in ``converters/fonts/`` win over the system's. What was found,
-and which scripts have no font, is logged once per process. Reading font files
-is the one filesystem access a converter makes.
+for characters those leave uncovered, by asking fontconfig (``fc-match``) for a
+font with them, so a font installed under another name is found too. Fonts
+bundled in ``converters/fonts/`` win over the system's. What was found, and
+which scripts have no font, is logged when the server starts
+(:func:`report_fonts`). Reading font files is the one filesystem access a
+converter makes.
 """
 
 from __future__ import annotations
@@ -86,6 +87,8 @@ SCRIPT_SAMPLES: dict[str, tuple[str, str]] = {
     "math alphanumerics": ("\U0001d465\U0001d400\U0001d538", "fonts-dejavu-core"),
 }
 _FC_MATCH_TIMEOUT_S = 10
+#: How many characters no known font draws a rendering asks fontconfig about.
+FONTCONFIG_QUESTIONS = 4
 
 
 @dataclass(frozen=True, slots=True)
@@ -122,16 +125,40 @@ CORE_FONTS = FontSet(sans=None, mono=None)
 
 @cache
 def system_fonts() -> FontSet:
-    """The fonts found on this machine (searched, and logged, once per process).
+    """The fonts found on this machine by file name (searched once per process).
 
-    Fallback fonts found by name come first; fontconfig is asked only for the
-    scripts of :data:`SCRIPT_SAMPLES` that they leave uncovered.
+    Reads no font file: what each covers is read when a text needs it
+    (:func:`coverage`), so a Latin document never loads a CJK font's cmap.
     """
-    fonts = fonts_in((PACKAGE_FONT_DIR, *SYSTEM_FONT_DIRS))
+    return fonts_in((PACKAGE_FONT_DIR, *SYSTEM_FONT_DIRS))
+
+
+def report_fonts() -> FontSet:
+    """The fonts rendered PDFs can use, fontconfig's finds included, logged.
+
+    Reads every fallback's cmap (the CJK one alone is ~25 MB in memory), which
+    is why the server runs it in a child process at start (``app.cli``).
+    """
+    fonts = system_fonts()
     if not fonts.is_core:
         fonts = with_fontconfig_fallbacks(fonts)
     log_fonts(fonts)
     return fonts
+
+
+def fontconfig_fallbacks(fonts: FontSet, missing: Iterable[int]) -> tuple[Path, ...]:
+    """Fonts fontconfig matches for characters none of ``fonts`` draws, each
+    checked to have them; at most :data:`FONTCONFIG_QUESTIONS` characters asked."""
+    found: list[Path] = []
+    for count, code in enumerate(sorted(missing)):
+        if count == FONTCONFIG_QUESTIONS:
+            break
+        if any(code in coverage(path) for path in found):
+            continue
+        path = fontconfig_match(chr(code))
+        if path is not None and path not in fonts.fallbacks and code in coverage(path):
+            found.append(path)
+    return tuple(found)
 
 
 def with_fontconfig_fallbacks(fonts: FontSet) -> FontSet:
@@ -149,6 +176,7 @@ def with_fontconfig_fallbacks(fonts: FontSet) -> FontSet:
     return FontSet(sans=fonts.sans, mono=fonts.mono, fallbacks=tuple(fallbacks))
 
 
+@cache
 def fontconfig_match(char: str) -> Path | None:
     """The font file fontconfig picks for ``char`` in a sans-serif face, if any.
 

@@ -41,7 +41,7 @@ from fpdf.line_break import Fragment
 from markdown_it.token import Token
 
 from converters import fontcache
-from converters.fonts import FontSet, coverage, system_fonts
+from converters.fonts import FontSet, coverage, fontconfig_fallbacks, system_fonts
 from converters.htmltext import html_to_text
 from converters.mdmodel import inline_text, markdown_parser
 from converters.textutil import text_to_markdown
@@ -207,6 +207,10 @@ class _Glyphs:
             if not missing:
                 break  # a text the main font draws never loads a fallback (a CJK cmap is big)
             if missing & coverage(path):
+                fallbacks.append(path)
+                missing -= coverage(path)
+        if missing:  # a font installed under a name the list does not know
+            for path in fontconfig_fallbacks(fonts, missing):
                 fallbacks.append(path)
                 missing -= coverage(path)
         table = {

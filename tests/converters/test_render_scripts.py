@@ -14,6 +14,8 @@ import io
 import logging
 import re
 import shutil
+import subprocess
+import sys
 import time
 import unicodedata
 from collections.abc import Callable
@@ -280,6 +282,31 @@ def test_fontconfig_finds_a_font_under_a_name_not_listed() -> None:
     assert script_fonts(dejavu_only)["Han"] is None
     found = with_fontconfig_fallbacks(dejavu_only)
     assert all(ord(c) in set().union(*map(coverage, found.fallbacks)) for c in "中ひ한")
+
+
+@needs(*CJK)
+@pytest.mark.skipif(shutil.which("fc-match") is None, reason="fontconfig is not installed")
+def test_a_rendering_asks_fontconfig_for_what_no_listed_font_draws() -> None:
+    from converters import render_pdf
+
+    dejavu_only = fonts_in([FONTS.sans.regular.parent])  # type: ignore[union-attr]
+    glyphs = render_pdf._Glyphs.for_text(dejavu_only, "Latin 中文 ひらがな 한국어")
+    assert glyphs.fallbacks and not glyphs.table  # every character drawn, none replaced
+
+
+def test_a_latin_rendering_reads_no_fallback_font_in_a_fresh_process() -> None:
+    # Finding the fonts reads no font file; a Latin text reads DejaVu's cmap alone
+    # (a CJK cmap costs ~25 MB and 0.2 s in every conversion worker).
+    code = (
+        "from converters.render_pdf import render_markdown_pdf; "
+        "from converters import fonts; "
+        "render_markdown_pdf('# Plain\\n\\nLatin text, and code: `x = 1`.\\n'); "
+        "print(fonts.coverage.cache_info().currsize)"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True
+    )
+    assert done.stdout.strip() == "1", done.stderr
 
 
 def test_start_log_names_the_fallbacks_and_the_scripts_without_a_font(
