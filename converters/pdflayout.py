@@ -101,23 +101,11 @@ class TextLine:
 
 
 @dataclass(frozen=True, slots=True)
-class Line:
-    """One text line.
+class Line(TextLine):
+    """One text line of a laid-out page: as the extractor found it (:class:`TextLine`,
+    cleaned), and whether it starts a paragraph."""
 
-    ``size`` is its dominant font size in points (0 if unknown), ``bold``
-    whether most of it is set in a bold face; ``y``, ``x0``, ``mono`` and
-    ``table`` are as the extractor found them (:class:`TextLine`).
-    """
-
-    text: str
-    size: float
-    starts_paragraph: bool
-    bold: bool = False
-    y: float | None = None
-    x0: float | None = None
-    mono: bool = False
-    advance: float = 0.0
-    table: Table | None = None
+    starts_paragraph: bool = False
 
 
 @dataclass(frozen=True, slots=True)
