@@ -162,18 +162,14 @@ def fontconfig_fallbacks(fonts: FontSet, missing: Iterable[int]) -> tuple[Path, 
 
 
 def with_fontconfig_fallbacks(fonts: FontSet) -> FontSet:
-    """``fonts`` plus, for each sample character none of them draws, the font
-    fontconfig matches for it (when ``fc-match`` is installed and the font has it)."""
-    fallbacks = list(fonts.fallbacks)
+    """``fonts`` plus what fontconfig finds for each script's sample characters
+    none of them draws (:func:`fontconfig_fallbacks`, script by script)."""
     for sample, _package in SCRIPT_SAMPLES.values():
-        for char in sample:
-            if char.isspace() or drawn_by(fonts, char, fallbacks) is not None:
-                continue
-            path = fontconfig_match(char)
-            if path is None or path in fallbacks or ord(char) not in coverage(path):
-                break  # nothing for this script: spare asking for each of its characters
-            fallbacks.append(path)
-    return FontSet(sans=fonts.sans, mono=fonts.mono, fallbacks=tuple(fallbacks))
+        missing = {ord(char) for char in sample if not char.isspace()}
+        missing = {code for code in missing if drawn_by(fonts, chr(code)) is None}
+        found = fontconfig_fallbacks(fonts, missing)
+        fonts = FontSet(sans=fonts.sans, mono=fonts.mono, fallbacks=fonts.fallbacks + found)
+    return fonts
 
 
 @cache
@@ -202,12 +198,12 @@ def fontconfig_match(char: str) -> Path | None:
     return path if path.is_file() else None
 
 
-def drawn_by(fonts: FontSet, char: str, fallbacks: Iterable[Path] | None = None) -> Path | None:
+def drawn_by(fonts: FontSet, char: str) -> Path | None:
     """The font file that draws ``char``: the regular sans face, else the first
     fallback that has it; None when none does (or with the core fonts)."""
     if fonts.sans is None:
         return None
-    for path in (fonts.sans.regular, *(fonts.fallbacks if fallbacks is None else fallbacks)):
+    for path in (fonts.sans.regular, *fonts.fallbacks):
         if ord(char) in coverage(path):
             return path
     return None
