@@ -8,6 +8,7 @@ import subprocess
 import sys
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -16,6 +17,21 @@ from bench.quality_docs import Truth, build_spec_pdf, build_sphinx_html
 
 ROOT = Path(__file__).resolve().parents[1]
 QUALITY = [sys.executable, "-m", "bench", "quality"]
+
+
+def run_quality(*args: str, timeout: float, check: bool = True) -> tuple[int, dict[str, Any]]:
+    """``python -m bench quality --json ARGS`` from the checkout: exit code and report."""
+    completed = subprocess.run(
+        [*QUALITY, "--json", *args],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=check,
+    )
+    return completed.returncode, json.loads(completed.stdout)
+
+
 NO_MARKITDOWN = importlib.util.find_spec("markitdown") is None
 #: pymupdf4llm is AGPL: never a dependency, so CI runs without it and these tests skip.
 NO_PYMUPDF4LLM = importlib.util.find_spec("pymupdf4llm") is None
@@ -139,15 +155,7 @@ def test_spec_pdf_truth_matches_what_pdfium_reads() -> None:
     reason='markitdown is not installed: pip install -e ".[bench]"',
 )
 def test_command_line_on_one_built_document() -> None:
-    completed = subprocess.run(
-        [sys.executable, "-m", "bench", "quality", "--files", "built/README.md", "--json"],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=True,
-    )
-    report = json.loads(completed.stdout)
+    _, report = run_quality("--files", "built/README.md", timeout=60)
     assert [f["name"] for f in report["files"]] == ["built/README.md"]
     figures = report["files"][0]["figures"]
     assert set(figures) == {
@@ -169,17 +177,9 @@ def test_docshelf_keeps_at_least_what_markitdown_keeps_on_every_file() -> None:
     """Issue #12's aim, held: on every file of the corpus and every built document,
     each measure at least markitdown's (``--strict`` exits 1 on any FAIL). The peer set
     is explicit, so a machine with pymupdf4llm installed runs what CI runs."""
-    completed = subprocess.run(
-        [sys.executable, "-m", "bench", "quality", "--strict", "--json", "--peers", "markitdown"],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
-    report = json.loads(completed.stdout)
+    returncode, report = run_quality("--strict", "--peers", "markitdown", timeout=300, check=False)
     losses = {v["measure"]: v["losses"] for v in report["verdicts"] if not v["passed"]}
-    assert completed.returncode == 0 and not losses, losses
+    assert returncode == 0 and not losses, losses
     # Where docshelf leads today: a lead lost shows here before it shows as a loss.
     leads = {v["measure"]: set(v["leads"]) for v in report["verdicts"]}
     assert {"GeoTopo-komprimiert.pdf", "built/spec.pdf"} <= leads["links"]
@@ -274,15 +274,10 @@ def test_unknown_peer_is_refused() -> None:
 
 @pytest.mark.skipif(NO_PYMUPDF4LLM, reason=PYMUPDF4LLM_MISSING)
 def test_command_line_with_pymupdf4llm_on_built_documents() -> None:
-    completed = subprocess.run(
-        [*QUALITY, "--peers", "pymupdf4llm", "--json", "--files", "built/*.pdf", "*mixed*"],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=True,
+    # pymupdf4llm's parser prints to stdout: the report must still be JSON alone.
+    _, report = run_quality(
+        "--peers", "pymupdf4llm", "--files", "built/*.pdf", "*mixed*", timeout=120
     )
-    report = json.loads(completed.stdout)  # its parser's messages kept out of the JSON
     assert set(report["peers"]) == {"pymupdf4llm"}
     files = {f["name"]: f for f in report["files"]}
     assert "pymupdf4llm/markdown" in files["built/spec.pdf"]["figures"]
@@ -302,15 +297,9 @@ def test_command_line_with_pymupdf4llm_on_built_documents() -> None:
 def test_docshelf_keeps_at_least_what_the_best_peer_keeps_on_every_file() -> None:
     """Issue #12's aim against both peers: on every file, each measure at least the
     best of markitdown's and pymupdf4llm's."""
-    completed = subprocess.run(
-        [*QUALITY, "--strict", "--json", "--peers", "markitdown,pymupdf4llm"],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
+    returncode, report = run_quality(
+        "--strict", "--peers", "markitdown,pymupdf4llm", timeout=300, check=False
     )
-    report = json.loads(completed.stdout)
     assert set(report["peers"]) == {"markitdown", "pymupdf4llm"}
     losses = {v["measure"]: v["losses"] for v in report["verdicts"] if not v["passed"]}
-    assert completed.returncode == 0 and not losses, losses
+    assert returncode == 0 and not losses, losses
