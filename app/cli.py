@@ -290,7 +290,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     configure_logging(settings)
     if args.command in ("serve", "stdio"):
-        report_rendering_fonts(settings)
+        report_rendering_fonts(settings.log_level)
     if args.command == "serve":
         if settings.processes > 1:
             from app.supervisor import supervise
@@ -317,7 +317,7 @@ def configure_logging(settings: Settings) -> None:
     logging.getLogger("pypdf").setLevel(logging.ERROR)
 
 
-def report_rendering_fonts(settings: Settings) -> None:
+def report_rendering_fonts(log_level: str) -> subprocess.Popen[bytes]:
     """Find the fonts rendered PDFs will use, and log them (and the scripts none
     draws), at start rather than at the first rendering.
 
@@ -325,17 +325,20 @@ def report_rendering_fonts(settings: Settings) -> None:
     (~40 MB and half a second for Noto CJK), which the server itself never
     needs; the conversion workers read only the maps their documents need.
     """
+    # Ctrl-C reaches the child too (same process group): it ends there, quietly,
+    # with SIGINT's default action rather than Python's KeyboardInterrupt traceback.
     code = (
-        "import logging, sys; "
+        "import logging, signal, sys; signal.signal(signal.SIGINT, signal.SIG_DFL); "
         "logging.basicConfig(level=sys.argv[1], stream=sys.stderr, format=sys.argv[2]); "
         "from converters.fonts import report_fonts; report_fonts()"
     )
     child = subprocess.Popen(
-        [sys.executable, "-c", code, settings.log_level.upper(), LOG_FORMAT],
+        [sys.executable, "-c", code, log_level.upper(), LOG_FORMAT],
         stdin=subprocess.DEVNULL,
         stdout=subprocess.DEVNULL,
     )
     threading.Thread(target=child.wait, name="fonts", daemon=True).start()
+    return child
 
 
 def _serve(runtime: Runtime) -> int:

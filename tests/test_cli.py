@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import signal
 import subprocess
 import sys
 import threading
@@ -120,3 +121,22 @@ def test_serving_logs_the_rendering_fonts_at_start(sample_shelf: Path, tmp_path:
         assert process.stdin is not None
         process.stdin.close()
         process.wait(timeout=60)
+
+
+def test_ctrl_c_during_the_font_report_ends_it_without_a_traceback() -> None:
+    # Ctrl-C reaches the whole process group, the font report's child included: it
+    # must end as quietly as the server (test_shutdown's no-traceback promise).
+    code = (
+        "import signal, time\n"
+        "from app.cli import report_rendering_fonts\n"
+        "child = report_rendering_fonts('info')\n"
+        "time.sleep(0.3)\n"
+        "child.send_signal(signal.SIGINT)\n"
+        "print(child.wait())\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, env=child_env()
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == str(-signal.SIGINT)  # ended by the signal, as a server is
+    assert "Traceback" not in done.stderr and "KeyboardInterrupt" not in done.stderr
