@@ -48,6 +48,8 @@ ENV PATH=/opt/docshelf/bin:$PATH \
     DOCSHELF_SHELVES=/shelf \
     DOCSHELF_DATA_DIR=/data \
     DOCSHELF_PORT=8000
+# The MCP Registry checks that an image belongs to the server.json naming it by this label.
+LABEL io.modelcontextprotocol.server.name="io.github.docshelf/docshelf"
 VOLUME ["/data"]
 EXPOSE 8000
 WORKDIR /data
