@@ -1,12 +1,12 @@
 # syntax=docker/dockerfile:1
-# docshelf: a folder of documents served as MCP resources (README, "Container image").
+# docshelf: a folder of documents served as MCP resources (docs/deployment.md).
 #
 #   docker build -t docshelf .
 #   docker run -d -p 127.0.0.1:8000:8000 -v "$PWD/docs:/shelf:ro" -v docshelf-data:/data docshelf
 #
-# The shelf is mounted read-only at /shelf, the index and converted representations
-# live in the /data volume, and every setting is a DOCSHELF_* variable (README,
-# "Configuration"): no config file, no flags to add.
+# The shelf is mounted read-only at /shelf (readable by uid 10001, the USER below), the
+# index and converted representations live in the /data volume, and every setting is a
+# DOCSHELF_* variable (docs/configuration.md): no config file, no flags to add.
 
 # --- build: the docshelf distribution, installed into a venv that is copied below ---
 FROM python:3.11-slim-bookworm AS build
@@ -48,6 +48,8 @@ ENV PATH=/opt/docshelf/bin:$PATH \
     DOCSHELF_SHELVES=/shelf \
     DOCSHELF_DATA_DIR=/data \
     DOCSHELF_PORT=8000
+# The MCP Registry checks that an image belongs to the server.json naming it by this label.
+LABEL io.modelcontextprotocol.server.name="io.github.docshelf/docshelf"
 VOLUME ["/data"]
 EXPOSE 8000
 WORKDIR /data

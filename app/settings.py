@@ -26,7 +26,9 @@ def _split_csv(value: object) -> object:
 
 
 class Settings(BaseSettings):
-    model_config = SettingsConfigDict(env_prefix="DOCSHELF_", extra="ignore")
+    # An empty variable is an unset one: `DOCSHELF_WORKERS=` in an .env file, or a
+    # compose `${VAR:-}`, means "the default", not "" (which no number or level parses).
+    model_config = SettingsConfigDict(env_prefix="DOCSHELF_", extra="ignore", env_ignore_empty=True)
 
     shelves: Annotated[list[str], NoDecode] = Field(
         default_factory=list,

@@ -247,13 +247,28 @@ class Shelf:
                     continue
 
 
+def _this_process() -> str:
+    getuid = getattr(os, "getuid", None)  # POSIX only
+    return f"uid {getuid()}" if getuid else "this user"
+
+
 def make_shelves(specs: Sequence[tuple[str, Path]], ignore: IgnoreRules) -> list[Shelf]:
-    """Shelves from (name, folder) pairs, refusing duplicate names and missing folders."""
+    """Shelves from (name, folder) pairs, refusing duplicate names, missing folders and
+    folders this process cannot list (the walk would skip them: an empty shelf, silently)."""
     shelves: list[Shelf] = []
     for name, folder in specs:
         shelf = Shelf(name, folder, ignore)
         if not shelf.root.is_dir():
             raise ValueError(f"shelf {name!r}: {folder} is not a directory")
+        try:
+            with os.scandir(shelf.root):
+                pass
+        except PermissionError:
+            raise ValueError(
+                f"shelf {name!r}: {folder} cannot be read by {_this_process()}; make the "
+                "shelf readable and its folders traversable for it (chmod -R o+rX FOLDER, "
+                "or a group it is in)"
+            ) from None
         if any(s.name == name for s in shelves):
             raise ValueError(f"two shelves are named {name!r}; name them with --shelf NAME=DIR")
         shelves.append(shelf)

@@ -72,6 +72,17 @@ def test_env_configures_what_flags_do(sample_shelf: Path, tmp_path: Path) -> Non
     assert (tmp_path / "envdata" / "docshelf.db").is_file()
 
 
+def test_an_empty_variable_means_the_default(sample_shelf: Path, tmp_path: Path) -> None:
+    """`DOCSHELF_WORKERS=` in an .env file is unset, not a number that does not parse."""
+    empty = {f"DOCSHELF_{n}": "" for n in ("WORKERS", "LOG_LEVEL", "PROCESSES", "ADMIN_TOKEN")}
+    env = child_env(
+        **empty, DOCSHELF_SHELVES=str(sample_shelf), DOCSHELF_DATA_DIR=str(tmp_path / "data")
+    )
+    done = run("index", env=env)
+    assert done.returncode == 0, done.stderr
+    assert "indexed 9 files" in done.stdout
+
+
 def test_no_shelf_is_a_clear_error() -> None:
     done = run("index")
     assert done.returncode == 2

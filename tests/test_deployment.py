@@ -1,16 +1,21 @@
 """The deployment files, checked without a Docker engine (none runs on our machines).
 
-- ``docker-compose.yml`` validates against the official Compose Specification schema
-  (vendored with its licence in ``tests/data/compose-spec/``) and has the shape the
-  README promises: read-only shelf, named data volume, loopback port, healthcheck,
-  restart policy, and the ``postgres`` profile (DESIGN D10).
-- Every ``DOCSHELF_*`` variable that the compose file, ``.env.example`` or the
-  Dockerfile sets is a field of :class:`~app.settings.Settings`, and their values
+- ``docker-compose.yml`` and ``compose.postgres.yml`` validate against the official
+  Compose Specification schema (vendored with its licence in ``tests/data/compose-spec/``),
+  alone and merged. Compose's own steps (interpolation per file, merge, profiles, the
+  container's environment) are imitated by :func:`compose_config`, whose rules quote the
+  specification. Through it, each way ``docs/deployment.md`` starts docshelf has the
+  promised shape: read-only shelf (the repository's sample shelf by default), named data
+  volume, loopback port published once, healthcheck, restart policy; only ``DOCSHELF_*``
+  variables reach docshelf; the PostgreSQL start needs ``POSTGRES_PASSWORD`` (DESIGN D10).
+- Every ``DOCSHELF_*`` variable that the compose files, ``.env.example`` or the
+  Dockerfile set is a field of :class:`~app.settings.Settings`, and their values
   validate; ``.env.example``'s other variables are the ones compose interpolates.
 - The Dockerfile's command is a real ``docshelf`` command line; its install steps are
-  the README's; its rules (non-root user, healthcheck, pinned base, apt hygiene) hold,
-  by a static check and by hadolint when it is installed; the health probe it runs
-  works against a real server.
+  ``docs/deployment.md``'s; its rules (non-root user, healthcheck, pinned base, apt
+  hygiene) hold, by a static check and by hadolint when it is installed; the health probe
+  it runs works against a real server; its start, imitated as its uid, refuses a shelf
+  that uid cannot read.
 - ``docshelf config desktop`` prints a snippet that really starts a working stdio server.
 - The version has one source.
 """
@@ -25,7 +30,9 @@ import shlex
 import shutil
 import subprocess
 import sys
+import tempfile
 import tomllib
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
 from functools import cache
@@ -44,11 +51,15 @@ from app.asgi import origin_policy
 from app.cli import build_parser
 from app.desktop_config import desktop_config, docshelf_command
 from app.settings import Settings
+from storage.shelves import IgnoreRules, make_shelves
 from tests.support.paths import REPO
 from tests.support.servers import RunningServer, free_port
 from tests.support.servers import child_env as clean_env
 
 COMPOSE = REPO / "docker-compose.yml"
+COMPOSE_POSTGRES = REPO / "compose.postgres.yml"  # the PostgreSQL variant, over docker-compose.yml
+COMPOSE_FILES = (COMPOSE, COMPOSE_POSTGRES)
+DEPLOYMENT_DOC = REPO / "docs" / "deployment.md"
 DOCKERFILE = REPO / "Dockerfile"
 DOCKERIGNORE = REPO / ".dockerignore"
 ENV_EXAMPLE = REPO / ".env.example"
@@ -68,13 +79,23 @@ def compose() -> dict[str, Any]:
     return yaml.safe_load(COMPOSE.read_text())
 
 
+class ComposeStops(Exception):
+    """What ``docker compose`` would refuse to start with (a required variable unset)."""
+
+
 INTERPOLATION = re.compile(
     r"\$\{(?P<name>[A-Za-z_][A-Za-z0-9_]*)(?:(?P<op>:?[-?+])(?P<arg>[^}]*))?\}"
 )
 
 
 def interpolate(value: Any, env: dict[str, str]) -> Any:
-    """Compose's ``${VAR}``, ``${VAR:-default}``, ``${VAR-default}``, ``${VAR:?err}`` on a tree."""
+    """Compose's ``${VAR}``, ``${VAR:-default}``, ``${VAR-default}``, ``${VAR:?err}`` on a tree.
+
+    The rules of the Compose Specification's "Interpolation" section (12-interpolation.md),
+    checked against its own words in ``test_the_interpolation_helper_follows_the_spec``.
+    Nested forms and bare ``$VAR`` are not implemented: ``test_compose_files_use_only_
+    the_interpolation_the_tests_implement`` keeps them out of our files.
+    """
     if isinstance(value, dict):
         return {k: interpolate(v, env) for k, v in value.items()}
     if isinstance(value, list):
@@ -89,15 +110,115 @@ def interpolate(value: Any, env: dict[str, str]) -> Any:
             return current if current or (op == "-" and current is not None) else arg
         if op in (":?", "?"):
             if not current and not (op == "?" and current is not None):
-                raise AssertionError(f"compose would stop: ${{{name}}} is required ({arg})")
+                raise ComposeStops(f"required variable {name} is missing a value: {arg}")
             return current or ""
         return current or ""
 
     return INTERPOLATION.sub(one, value.replace("$$", "\0")).replace("\0", "$")
 
 
-def compose_variables() -> set[str]:
-    return {m["name"] for m in INTERPOLATION.finditer(COMPOSE.read_text())}
+def compose_variables(*files: Path) -> set[str]:
+    return {
+        m["name"] for f in files or COMPOSE_FILES for m in INTERPOLATION.finditer(f.read_text())
+    }
+
+
+def _volume_target(mount: Any) -> str:
+    if isinstance(mount, dict):
+        return str(mount["target"])
+    parts = str(mount).split(":")
+    return parts[1] if len(parts) > 1 else parts[0]
+
+
+def _port_key(port: Any) -> tuple[str, str, str, str]:
+    """(ip, published, target, protocol) of a short-form port."""
+    text, _, protocol = str(port).partition("/")
+    parts = text.split(":")  # no IPv6 literal in our files
+    ip, published, target = [""] * (3 - len(parts)) + parts
+    return ip, published, target, protocol or "tcp"
+
+
+def merge(base: Any, override: Any, path: tuple[str, ...] = ()) -> Any:
+    """The Compose Specification's "Merge and override" rules (13-merge.md), for what our
+    files use: mappings merge key by key; sequences append, but ``volumes`` are unique by
+    target and ``ports`` by {ip, target, published, protocol} (the later entry wins);
+    ``command``, ``entrypoint`` and ``healthcheck.test`` are replaced."""
+    if isinstance(base, dict) and isinstance(override, dict):
+        merged = dict(base)
+        for key, value in override.items():
+            merged[key] = merge(base[key], value, (*path, key)) if key in base else value
+        return merged
+    if isinstance(base, list) and isinstance(override, list):
+        if path[-1:] in (("command",), ("entrypoint",)) or path[-2:] == ("healthcheck", "test"):
+            return override
+        unique = {"volumes": _volume_target, "ports": _port_key}.get(path[-1])
+        if unique is None:
+            return base + override
+        merged_list = list(base)
+        for entry in override:
+            same = [i for i, old in enumerate(merged_list) if unique(old) == unique(entry)]
+            if same:
+                merged_list[same[0]] = entry
+            else:
+                merged_list.append(entry)
+        return merged_list
+    return override
+
+
+def _environment(value: Any) -> dict[str, str | None]:
+    """``environment`` as a mapping (the list form normalised; a bare key is None)."""
+    if isinstance(value, list):
+        pairs = [str(item).partition("=") for item in value]
+        return {k: (v if sep else None) for k, sep, v in pairs}
+    return {k: (None if v is None else str(v)) for k, v in (value or {}).items()}
+
+
+def read_dotenv(text: str) -> dict[str, str]:
+    """``KEY=value`` lines of an ``.env`` file (comments and blanks skipped)."""
+    found = {}
+    for line in text.splitlines():
+        match = re.fullmatch(r"([A-Za-z_][A-Za-z0-9_]*)=(.*)", line.strip())
+        if match:
+            found[match[1]] = match[2]
+    return found
+
+
+def compose_config(
+    dotenv: dict[str, str], files: tuple[Path, ...] = (COMPOSE,), profiles: tuple[str, ...] = ()
+) -> dict[str, Any]:
+    """What ``docker compose -f ... --profile ... config`` gives, as far as our files go.
+
+    Each file is interpolated on its own before the merge (12-interpolation.md: "interpolation
+    is applied before a merge on a per-file basis"), and every service is interpolated
+    whatever its profile, so a required variable stops compose even for a service the
+    profiles leave out. Then services whose profiles are all inactive are left out, and each
+    container's environment is resolved: ``env_file`` entries (our ``.env``) first, then
+    ``environment``, where a bare key takes its value from the same lookup as interpolation
+    and "if the value is not resolved, the variable is unset and is removed from the service
+    container environment" (05-services.md, ``environment``).
+    """
+    model: dict[str, Any] = {}
+    for path in files:
+        model = merge(model, interpolate(yaml.safe_load(path.read_text()), dotenv))
+    services = {}
+    for name, service in model["services"].items():
+        wanted = service.get("profiles")
+        if wanted and not set(wanted) & set(profiles):
+            continue
+        env: dict[str, str] = {}
+        for entry in service.get("env_file", []):
+            env_path = entry["path"] if isinstance(entry, dict) else entry
+            if Path(env_path).name == ".env":  # the only env file our files ever named
+                env.update(dotenv)
+        for key, value in _environment(service.get("environment")).items():
+            if value is not None:
+                env[key] = value
+            elif key in dotenv:
+                env[key] = dotenv[key]
+            else:
+                env.pop(key, None)
+        services[name] = {**service, "environment": env}
+    return {**model, "services": services}
 
 
 def env_example() -> dict[str, str]:
@@ -271,6 +392,57 @@ def dockerfile_problems(text: str) -> list[str]:
 
 # --- compose ----------------------------------------------------------------------------------
 
+# Settings the image and the compose file fix themselves (the container's layout: the
+# port the healthcheck and the port mapping use, the data volume, the bind address the
+# image's CMD passes): a deployer's .env does not pass them.
+FIXED_BY_THE_IMAGE = {"DOCSHELF_HOST", "DOCSHELF_PORT", "DOCSHELF_DATA_DIR"}
+# Compose's own pre-defined variables, which .env.example may show (docker compose reads
+# them from .env; they never reach a container).
+COMPOSE_OWN_VARIABLES = {"COMPOSE_FILE", "COMPOSE_PROFILES", "COMPOSE_PROJECT_NAME"}
+PASSWORD = {"POSTGRES_PASSWORD": "s3cret"}
+
+
+@dataclass(frozen=True)
+class Start:
+    """A ``docker compose [-f FILE]... [--profile P]... up -d [SERVICE]...`` command line."""
+
+    files: tuple[Path, ...] = (COMPOSE,)
+    profiles: tuple[str, ...] = ()
+    services: tuple[str, ...] = ()
+
+    def __str__(self) -> str:
+        files = [] if self.files == (COMPOSE,) else [w for f in self.files for w in ("-f", f.name)]
+        profiles = [w for p in self.profiles for w in ("--profile", p)]
+        return shlex.join(["docker", "compose", *files, *profiles, "up", "-d", *self.services])
+
+    def config(self, dotenv: dict[str, str]) -> dict[str, Any]:
+        return compose_config(dotenv, self.files, self.profiles)
+
+    def started(self, dotenv: dict[str, str]) -> dict[str, dict[str, Any]]:
+        """The services ``up`` starts: those named (or every enabled one) and what they need."""
+        services = self.config(dotenv)["services"]
+        wanted = list(self.services or services)
+        started: dict[str, dict[str, Any]] = {}
+        while wanted:
+            name = wanted.pop()
+            if name not in started:
+                started[name] = services[name]
+                wanted += list(services[name].get("depends_on", {}))
+        return started
+
+
+# The two ways docs/deployment.md starts docshelf (checked against its commands below).
+SQLITE_START = Start()
+POSTGRES_START = Start(files=COMPOSE_FILES)
+STARTS = {"sqlite": SQLITE_START, "postgres": POSTGRES_START}
+
+
+def docshelf_service(start: Start, dotenv: dict[str, str]) -> tuple[str, dict[str, Any]]:
+    """The one docshelf container a start runs (the services built from this repository)."""
+    ours = {n: s for n, s in start.started(dotenv).items() if s.get("build") == "."}
+    assert len(ours) == 1, f"{start} starts {sorted(ours)}: one docshelf, please"
+    return next(iter(ours.items()))
+
 
 def test_compose_schema_is_vendored_with_its_licence() -> None:
     folder = COMPOSE_SCHEMA.parent
@@ -278,46 +450,276 @@ def test_compose_schema_is_vendored_with_its_licence() -> None:
     assert json.loads(COMPOSE_SCHEMA.read_text())["title"] == "Compose Specification"
 
 
+@pytest.mark.parametrize("path", COMPOSE_FILES, ids=lambda p: p.name)
 @pytest.mark.parametrize("env_source", ["as written", "with .env.example", "with nothing set"])
-def test_compose_file_is_valid_against_the_compose_specification(env_source: str) -> None:
-    document = compose()
+def test_compose_files_are_valid_against_the_compose_specification(
+    path: Path, env_source: str
+) -> None:
+    document = yaml.safe_load(path.read_text())
+    needed = PASSWORD if path == COMPOSE_POSTGRES else {}  # its required variable
     if env_source == "with .env.example":
-        document = interpolate(document, env_example_active())
+        document = interpolate(document, {**env_example_active(), **needed})
     elif env_source == "with nothing set":
-        document = interpolate(document, {})
+        document = interpolate(document, needed)
     validator = Draft7Validator(json.loads(COMPOSE_SCHEMA.read_text()))
     errors = [f"{list(e.absolute_path)}: {e.message}" for e in validator.iter_errors(document)]
     assert not errors, "\n".join(errors)
 
 
-def _docshelf_services() -> dict[str, dict[str, Any]]:
-    services = interpolate(compose()["services"], {})
-    return {name: s for name, s in services.items() if s.get("build") == "."}
+@pytest.mark.parametrize("start", STARTS.values(), ids=STARTS.keys())
+def test_the_merged_compose_model_is_valid_too(start: Start) -> None:
+    document = start.config({**env_example_active(), **PASSWORD})
+    validator = Draft7Validator(json.loads(COMPOSE_SCHEMA.read_text()))
+    errors = [f"{list(e.absolute_path)}: {e.message}" for e in validator.iter_errors(document)]
+    assert not errors, "\n".join(errors)
 
 
-def test_compose_runs_the_image_with_a_read_only_shelf_and_a_named_data_volume() -> None:
-    services = _docshelf_services()
-    assert set(services) == {"docshelf", "docshelf-pg"}
-    named_volumes = set(compose()["volumes"])
+@pytest.mark.parametrize(
+    ("spec_says", "written", "env", "expected"),
+    [
+        # "`${VARIABLE:-default}` evaluates to `default` if `VARIABLE` is unset or empty"
+        ("unset", "${V:-d}", {}, "d"),
+        ("empty", "${V:-d}", {"V": ""}, "d"),
+        ("set", "${V:-d}", {"V": "x"}, "x"),
+        # "`${VARIABLE-default}` evaluates to `default` only if `VARIABLE` is unset"
+        ("unset", "${V-d}", {}, "d"),
+        ("empty", "${V-d}", {"V": ""}, ""),
+        # "`${VARIABLE:?err}` exits with an error message containing `err` if `VARIABLE` is
+        # unset or empty"
+        ("unset", "${V:?say V}", {}, ComposeStops),
+        ("empty", "${V:?say V}", {"V": ""}, ComposeStops),
+        ("set", "${V:?say V}", {"V": "x"}, "x"),
+        # "`${VARIABLE?err}` exits with an error message containing `err` only if `VARIABLE`
+        # is unset"
+        ("unset", "${V?say V}", {}, ComposeStops),
+        ("empty", "${V?say V}", {"V": ""}, ""),
+        # "You can use a `$$` (double-dollar sign) when your configuration needs a literal
+        # dollar sign"
+        ("escaped", "$${V}", {"V": "x"}, "${V}"),
+    ],
+)
+def test_the_interpolation_helper_follows_the_spec(
+    spec_says: str, written: str, env: dict[str, str], expected: Any
+) -> None:
+    """The Compose Specification, 12-interpolation.md, quoted above each group."""
+    if expected is ComposeStops:
+        with pytest.raises(ComposeStops, match="say V"):
+            interpolate(written, env)
+    else:
+        assert interpolate(written, env) == expected, spec_says
+
+
+def test_compose_files_use_only_the_interpolation_the_tests_implement() -> None:
+    for path in COMPOSE_FILES:
+        text = path.read_text().replace("$$", "")
+        uncommented = "\n".join(line.partition("#")[0] for line in text.splitlines())
+        assert not re.search(r"\$[A-Za-z_]", uncommented), f"{path.name}: bare $VAR"
+        for match in INTERPOLATION.finditer(uncommented):
+            assert "$" not in (match["arg"] or ""), f"{path.name}: nested {match[0]}"
+            assert match["op"] in (None, ":-", "-", ":?", "?"), f"{path.name}: {match[0]}"
+        assert uncommented.count("${") == len(INTERPOLATION.findall(uncommented)), path.name
+
+
+@pytest.mark.parametrize("start", STARTS.values(), ids=STARTS.keys())
+def test_compose_runs_the_image_with_a_read_only_shelf_and_a_named_data_volume(
+    start: Start,
+) -> None:
+    config = start.config(PASSWORD)
+    name, service = docshelf_service(start, PASSWORD)
+    assert (
+        name == "docshelf"
+    )  # one service name, whichever database: `docker compose logs docshelf`
+    shelf = [m for m in service["volumes"] if isinstance(m, dict) and m.get("target") == "/shelf"]
+    assert shelf and shelf[0]["type"] == "bind" and shelf[0]["read_only"] is True
+    data = [m for m in service["volumes"] if isinstance(m, str) and m.endswith(":/data")]
+    assert len(data) == 1 and data[0].split(":")[0] in config["volumes"]
+    assert service["restart"] == "unless-stopped"
+    assert service["healthcheck"]["test"] == ["CMD", "python", "/opt/docshelf/healthcheck.py"]
+    # Published on loopback unless the operator says otherwise.
+    assert service["ports"] == ["127.0.0.1:8000:8000"]
+    assert "env_file" not in service  # what reaches docshelf is listed, not a whole file
+
+
+def test_sqlite_and_postgres_keep_their_own_data_volume() -> None:
+    volumes = {}
+    for label, start in STARTS.items():
+        _name, service = docshelf_service(start, PASSWORD)
+        volumes[label] = [m for m in service["volumes"] if str(m).endswith(":/data")]
+    assert volumes["sqlite"] != volumes["postgres"], volumes
+    _name, sqlite = docshelf_service(SQLITE_START, {})
+    assert "DOCSHELF_DATABASE_URL" not in sqlite["environment"]  # SQLite in the data volume
+
+
+@pytest.mark.parametrize("dotenv", [{}, "env_example"], ids=["nothing-set", "cp .env.example .env"])
+def test_compose_shelf_default_is_the_sample_shelf_in_the_repository(dotenv: Any) -> None:
+    """Issue 14: ``SHELF_DIR`` defaulted to ``./shelf``, which a clone does not have."""
+    env = env_example_active() if dotenv == "env_example" else dotenv
+    _name, service = docshelf_service(SQLITE_START, env)
+    shelf = next(m for m in service["volumes"] if isinstance(m, dict) and m["target"] == "/shelf")
+    folder = (COMPOSE.parent / shelf["source"]).resolve()
+    assert folder == (REPO / "examples" / "shelf").resolve(), shelf["source"]
+    assert folder.is_dir() and any(folder.iterdir())
+
+
+def image_env() -> dict[str, str]:
+    instructions = parse_dockerfile(DOCKERFILE.read_text())
+    final_stage = max(i.stage for i in instructions)
+    return {
+        k: v
+        for i in instructions
+        if i.keyword == "ENV" and i.stage == final_stage
+        for k, v in env_pairs(i.args).items()
+    }
+
+
+def container_env(start: Start, dotenv: dict[str, str]) -> dict[str, str]:
+    """What the docshelf container of a start gets: the image's ENV, then what compose
+    passes (``env_file``, ``environment``), resolved from the same .env."""
+    _name, service = docshelf_service(start, dotenv)
+    return {**image_env(), **service["environment"]}
+
+
+def a_full_dotenv() -> dict[str, str]:
+    """Every line of .env.example set (the commented examples too), a password, and the
+    kind of line people add to .env for compose itself or for other tools."""
+    return {
+        **env_example(),
+        **PASSWORD,
+        "COMPOSE_PROJECT_NAME": "shelves",
+        "AWS_SECRET_ACCESS_KEY": "not-for-docshelf",
+    }
+
+
+@pytest.mark.parametrize("start", STARTS.values(), ids=STARTS.keys())
+def test_compose_passes_only_docshelf_variables_to_docshelf(start: Start) -> None:
+    """Issue 14: ``env_file: .env`` gave docshelf every line of .env, POSTGRES_PASSWORD too."""
+    dotenv = a_full_dotenv()
+    env = container_env(start, dotenv)
+    leaked = {k for k in env if k not in image_env() and not k.startswith(SETTINGS_PREFIX)}
+    assert not leaked, f"compose passes {sorted(leaked)} to docshelf"
+    # ... and every DOCSHELF_* line of .env does reach it (the fixed ones aside).
+    for key, value in dotenv.items():
+        if key.startswith(SETTINGS_PREFIX) and key not in FIXED_BY_THE_IMAGE:
+            assert key in env, key
+            if key != "DOCSHELF_ALLOWED_HOSTS":  # compose adds the service's name
+                assert env[key] == value, key
+
+
+def test_compose_lists_every_setting_a_deployer_may_set() -> None:
+    """A new setting must be added to docker-compose.yml's list, or it never reaches docshelf."""
+    known = {f"{SETTINGS_PREFIX}{name.upper()}" for name in Settings.model_fields}
+    listed = set(_environment(compose()["services"]["docshelf"]["environment"]))
+    assert listed == known - FIXED_BY_THE_IMAGE, (
+        sorted(known - FIXED_BY_THE_IMAGE - listed),
+        sorted(listed - known),
+    )
+
+
+@pytest.mark.parametrize("start", STARTS.values(), ids=STARTS.keys())
+def test_an_unset_or_empty_dotenv_line_means_the_default(
+    start: Start, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """.env.example: "An empty or commented line means 'use the default'"."""
+    unset = container_env(start, PASSWORD)
+    assert not [k for k, v in unset.items() if v == ""], "compose sets variables to ''"
+    empty = {k: "" for k in env_example() if k.startswith(SETTINGS_PREFIX)}
+    with_empty_lines = settings_in(container_env(start, {**empty, **PASSWORD}), monkeypatch)
+    defaults = settings_in(unset, monkeypatch)
+    assert with_empty_lines.model_dump() == defaults.model_dump()
+    assert [folder for _name, folder in defaults.shelf_specs()] == [Path("/shelf")]
+
+
+def test_postgres_variant_stops_without_postgres_password() -> None:
+    """Issue 14: POSTGRES_PASSWORD silently defaulted to empty; now compose refuses, naming
+    the variable, but only when the PostgreSQL file is used."""
+    for dotenv in ({}, {"POSTGRES_PASSWORD": ""}):
+        with pytest.raises(ComposeStops, match="POSTGRES_PASSWORD"):
+            POSTGRES_START.config(dotenv)
+        assert SQLITE_START.config(dotenv)  # the SQLite start never asks for it
+        for profiles in ([], *([p] for p in _profiles_in(COMPOSE))):
+            Start(profiles=tuple(profiles)).config(dotenv)
+
+
+def _profiles_in(path: Path) -> set[str]:
+    services = yaml.safe_load(path.read_text())["services"]
+    return {p for s in services.values() for p in s.get("profiles", [])}
+
+
+def _host_ports(services: dict[str, dict[str, Any]]) -> list[tuple[str, str, str]]:
+    published = []
     for name, service in services.items():
-        mounts = service["volumes"]
-        shelf = [m for m in mounts if isinstance(m, dict) and m.get("target") == "/shelf"]
-        assert shelf and shelf[0]["type"] == "bind" and shelf[0]["read_only"] is True, name
-        data = [m for m in mounts if isinstance(m, str) and m.endswith(":/data")]
-        assert data and data[0].split(":")[0] in named_volumes, name
-        assert service["restart"] == "unless-stopped"
-        assert service["healthcheck"]["test"] == ["CMD", "python", "/opt/docshelf/healthcheck.py"]
-        # Published on loopback unless the operator says otherwise.
-        assert all(p.startswith("127.0.0.1:") for p in service["ports"]), service["ports"]
-        assert service["ports"] == ["127.0.0.1:8000:8000"]
-    assert "profiles" not in services["docshelf"]  # the default: SQLite in the data volume
-    assert "DOCSHELF_DATABASE_URL" not in services["docshelf"].get("environment", {})
+        for port in service.get("ports", []):
+            ip, host_port, _target, _protocol = _port_key(port)
+            if host_port:
+                published.append((name, ip or "0.0.0.0", host_port))
+    return published
 
 
-def test_compose_postgres_profile_points_docshelf_at_the_postgres_service() -> None:
-    services = interpolate(compose()["services"], {"POSTGRES_PASSWORD": "s3cret"})
-    postgres, docshelf = services["postgres"], services["docshelf-pg"]
-    assert postgres["profiles"] == ["postgres"] == docshelf["profiles"]
+def _clashes(published: list[tuple[str, str, str]]) -> list[str]:
+    clashes = []
+    for i, (name, ip, port) in enumerate(published):
+        for other, other_ip, other_port in published[i + 1 :]:
+            if port == other_port and (ip == other_ip or "0.0.0.0" in (ip, other_ip)):
+                clashes.append(f"{name} and {other} both publish {ip}:{port}")
+    return clashes
+
+
+@pytest.mark.parametrize(
+    "start",
+    [
+        *STARTS.values(),
+        *(
+            Start(files=f, profiles=(p,))
+            for f in (SQLITE_START.files, POSTGRES_START.files)
+            for p in sorted(set().union(*map(_profiles_in, COMPOSE_FILES)))
+        ),
+    ],
+    ids=str,
+)
+def test_every_start_publishes_each_host_port_once(start: Start) -> None:
+    """Issue 14: ``docker compose --profile postgres up -d`` started docshelf and
+    docshelf-pg, both on 127.0.0.1:8000."""
+    started = start.started(env_example_active() | PASSWORD)
+    assert not _clashes(_host_ports(started))
+    docshelf_service(start, env_example_active() | PASSWORD)
+
+
+def documented_starts() -> list[tuple[str, Start]]:
+    """The ``docker compose ... up`` command lines of docs/deployment.md, parsed."""
+    starts = []
+    for _info, body in fenced_blocks(DEPLOYMENT_DOC.read_text()):
+        for line in body.splitlines():
+            if not line.startswith("docker compose "):
+                continue
+            argv = shlex.split(line.partition("#")[0])
+            if "up" not in argv:
+                continue
+            files, profiles, services = [], [], []
+            words = iter(argv[2:])
+            for word in words:
+                if word in ("-f", "--file"):
+                    files.append(REPO / next(words))
+                elif word == "--profile":
+                    profiles.append(next(words))
+                elif word not in ("up", "-d", "--detach", "--build") and not word.startswith("-"):
+                    services.append(word)
+            start = Start(tuple(files) or (COMPOSE,), tuple(profiles), tuple(services))
+            starts.append((line.strip(), start))
+    return starts
+
+
+def test_the_documented_compose_commands_start_the_tested_configurations() -> None:
+    documented = documented_starts()
+    assert {start for _line, start in documented} == set(STARTS.values()), documented
+    # COMPOSE_FILE in .env is the same PostgreSQL start without the -f flags.
+    compose_file = env_example().get("COMPOSE_FILE")
+    assert compose_file is not None, ".env.example shows COMPOSE_FILE for the PostgreSQL files"
+    assert tuple(REPO / f for f in compose_file.split(":")) == POSTGRES_START.files
+
+
+def test_compose_postgres_variant_points_docshelf_at_the_postgres_service() -> None:
+    services = POSTGRES_START.started(PASSWORD)
+    postgres, docshelf = services["postgres"], services["docshelf"]
     assert postgres["image"].startswith("postgres:") and postgres["image"].split(":")[1] != "latest"
     assert "ports" not in postgres  # reachable from docshelf only, on the compose network
     assert postgres["healthcheck"]["test"]
@@ -331,52 +733,32 @@ def test_compose_postgres_profile_points_docshelf_at_the_postgres_service() -> N
         pg_env["POSTGRES_PASSWORD"],
         pg_env["POSTGRES_DB"],
     )
-    assert (
-        docshelf["volumes"][-1].split(":")[0] != services["docshelf"]["volumes"][-1].split(":")[0]
-    )
+    assert pg_env["POSTGRES_PASSWORD"] == "s3cret"
 
 
 def test_every_docshelf_variable_set_anywhere_is_a_setting() -> None:
     known = {f"{SETTINGS_PREFIX}{name.upper()}" for name in Settings.model_fields}
     set_by: dict[str, set[str]] = {}
-    for name, service in compose()["services"].items():
-        for key in service.get("environment", {}):
-            set_by.setdefault(f"docker-compose.yml ({name})", set()).add(key)
+    for path in COMPOSE_FILES:
+        for name, service in yaml.safe_load(path.read_text())["services"].items():
+            for key in _environment(service.get("environment")):
+                set_by.setdefault(f"{path.name} ({name})", set()).add(key)
     set_by[".env.example"] = set(env_example())
-    set_by["Dockerfile"] = {
-        key
-        for i in parse_dockerfile(DOCKERFILE.read_text())
-        if i.keyword == "ENV"
-        for key in env_pairs(i.args)
-    }
+    set_by["Dockerfile"] = set(image_env())
     unknown = {
         source: sorted(k for k in keys if k.startswith(SETTINGS_PREFIX) and k not in known)
         for source, keys in set_by.items()
     }
     assert not any(unknown.values()), f"not settings: {unknown}; settings are {sorted(known)}"
-    # .env.example's other variables are exactly the ones compose interpolates for itself, and
-    # the DOCSHELF_* ones it interpolates are settings that .env.example shows (no typos).
+    # .env.example's other variables are exactly the ones compose interpolates for itself
+    # (and compose's own), and the DOCSHELF_* ones it interpolates are settings that
+    # .env.example shows (no typos).
     interpolated = compose_variables()
     others = {k for k in env_example() if not k.startswith(SETTINGS_PREFIX)}
     own = {v for v in interpolated if not v.startswith(SETTINGS_PREFIX)}
-    assert others == own, (others, own)
+    assert others - COMPOSE_OWN_VARIABLES == own, (others, own)
     passed_on = interpolated - own
     assert passed_on <= known & set(env_example()), (passed_on, sorted(known))
-
-
-def container_env(service: str, dotenv: dict[str, str]) -> dict[str, str]:
-    """What a compose service's container gets: image ENV, then .env, then compose's
-    ``environment`` (interpolated from the same .env)."""
-    instructions = parse_dockerfile(DOCKERFILE.read_text())
-    final_stage = max(i.stage for i in instructions)
-    image_env = {
-        k: v
-        for i in instructions
-        if i.keyword == "ENV" and i.stage == final_stage
-        for k, v in env_pairs(i.args).items()
-    }
-    environment = interpolate(compose()["services"][service].get("environment", {}), dotenv)
-    return {**image_env, **dotenv, **environment}
 
 
 def settings_in(env: dict[str, str], monkeypatch: pytest.MonkeyPatch) -> Settings:
@@ -397,19 +779,20 @@ def health_probe_host(env: dict[str, str]) -> str:
     return str(module.probe_host(env))
 
 
-@pytest.mark.parametrize("service", ["docshelf", "docshelf-pg"])
+@pytest.mark.parametrize("start", STARTS.values(), ids=STARTS.keys())
 @pytest.mark.parametrize(
     "dotenv",
     [{}, {"DOCSHELF_ALLOWED_HOSTS": "docs.example.com"}],
     ids=["nothing-set", "a-proxy-name"],
 )
 def test_compose_answers_to_loopback_its_service_name_and_the_configured_names(
-    service: str, dotenv: dict[str, str], monkeypatch: pytest.MonkeyPatch
+    start: Start, dotenv: dict[str, str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # The container binds 0.0.0.0; the Host check (DNS rebinding) stays on, so compose must
     # name every Host a deployer uses: the published port on this machine, the service name
     # on the compose network, the proxy's name from .env, and what the health probe sends.
-    env = container_env(service, {"POSTGRES_PASSWORD": "s3cret", **dotenv})
+    env = container_env(start, {**PASSWORD, **dotenv})
+    service, _ = docshelf_service(start, {**PASSWORD, **dotenv})
     policy = origin_policy(settings_in(env, monkeypatch))
     for host in ("localhost:8000", "127.0.0.1:8000", f"{service}:8000", health_probe_host(env)):
         assert policy.host_allowed(host), host
@@ -419,18 +802,16 @@ def test_compose_answers_to_loopback_its_service_name_and_the_configured_names(
     assert not policy.host_allowed("evil.example:8000")
 
 
-@pytest.mark.parametrize("service", ["docshelf", "docshelf-pg"])
+@pytest.mark.parametrize("start", STARTS.values(), ids=STARTS.keys())
 def test_the_environment_each_container_gets_validates_as_settings(
-    service: str, monkeypatch: pytest.MonkeyPatch
+    start: Start, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Image ENV, then .env (every example uncommented), then compose's environment."""
-    settings = settings_in(
-        container_env(service, {**env_example(), "POSTGRES_PASSWORD": "s3cret"}), monkeypatch
-    )
+    """Image ENV, then what compose passes from .env (every example uncommented)."""
+    settings = settings_in(container_env(start, {**env_example(), **PASSWORD}), monkeypatch)
     assert settings.data_dir == Path("/data") and settings.port == 8000
     assert [folder for _name, folder in settings.shelf_specs()] == [Path("/shelf")]
     assert settings.allowed_origins and settings.allowed_hosts
-    if service == "docshelf-pg":
+    if start == POSTGRES_START:
         assert settings.resolved_database_url.startswith(
             "postgresql+psycopg://docshelf:s3cret@postgres"
         )
@@ -472,6 +853,92 @@ def test_dockerfile_installs_the_system_libraries_and_runs_from_the_volumes() ->
     ]
     assert ["deploy/healthcheck.py", probe[1]] in copies
     assert "/healthz" in HEALTHCHECK_SCRIPT.read_text()
+
+
+def image_user() -> tuple[int, int]:
+    """The uid and gid the image runs as (its final ``USER``)."""
+    instructions = parse_dockerfile(DOCKERFILE.read_text())
+    user = [i for i in instructions if i.keyword == "USER"][-1].args
+    uid, _, gid = user.partition(":")
+    return int(uid), int(gid or uid)
+
+
+@pytest.fixture
+def world_dir() -> Iterator[Path]:
+    """A folder another uid can reach (pytest's tmp_path is private to its owner)."""
+    folder = Path(tempfile.mkdtemp(prefix="docshelf-image-"))
+    folder.chmod(0o755)
+    yield folder
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+def as_image_user(step: Callable[[], Any], env: dict[str, str]) -> Any:
+    """Run ``step`` in a forked child that has become the image's user, with ``env``.
+
+    Forked, not started: the test interpreter may sit where that uid cannot read it.
+    Returns what ``step`` returned, or raises RuntimeError with what it raised.
+    """
+    uid, gid = image_user()
+    read_end, write_end = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: never returns into pytest
+        try:
+            os.close(read_end)
+            os.setgroups([])
+            os.setgid(gid)
+            os.setuid(uid)
+            os.environ.clear()
+            os.environ.update(env)
+            outcome = {"value": step()}
+        except BaseException as exc:
+            outcome = {"error": f"{type(exc).__name__}: {exc}"}
+        os.write(write_end, json.dumps(outcome).encode())
+        os._exit(0)
+    os.close(write_end)
+    with os.fdopen(read_end, "rb") as pipe:
+        outcome = json.loads(pipe.read() or b'{"error": "the child said nothing"}')
+    os.waitpid(pid, 0)
+    if "error" in outcome:
+        raise RuntimeError(outcome["error"])
+    return outcome["value"]
+
+
+def _the_start_reads_the_shelf() -> list[str]:
+    """What the image's start does with the shelf: settings from the environment, the
+    shelves made (refused if unusable), the files walked."""
+    settings = Settings()
+    shelves = make_shelves(settings.shelf_specs(), IgnoreRules(tuple(settings.ignore)))
+    return [relative for shelf in shelves for relative, _stat in shelf.walk()]
+
+
+@pytest.mark.skipif(
+    not hasattr(os, "geteuid") or os.geteuid() != 0,
+    reason="becomes the image's uid, which needs root (the CI container runs as root)",
+)
+def test_a_shelf_the_image_user_cannot_read_stops_the_start_and_says_so(
+    world_dir: Path,
+) -> None:
+    """Issue 14: the image runs as uid 10001; a shelf only its owner could read was
+    served as an empty shelf, without a word. Imitates the image's start as its user,
+    with its DOCSHELF_* settings pointing at this test's shelf and data folders."""
+    uid, _gid = image_user()
+    assert uid == 10001  # the number docs/deployment.md and .env.example give
+    shelf = world_dir / "shelf"
+    (shelf / "private").mkdir(parents=True)
+    (shelf / "private" / "notes.txt").write_text("hello\n")
+    for path in (shelf, shelf / "private"):
+        path.chmod(0o700)  # a folder made with umask 077, as home directories often are
+    (shelf / "private" / "notes.txt").chmod(0o600)
+    env = {**image_env(), "DOCSHELF_SHELVES": str(shelf), "DOCSHELF_DATA_DIR": str(world_dir)}
+
+    with pytest.raises(RuntimeError) as refused:
+        as_image_user(_the_start_reads_the_shelf, env)
+    assert f"cannot be read by uid {uid}" in str(refused.value)
+    assert "chmod -R o+rX" in str(refused.value)
+    # The fix docs/deployment.md gives, run as given: the same start now finds the file.
+    assert "chmod -R o+rX" in DEPLOYMENT_DOC.read_text()
+    subprocess.run(["chmod", "-R", "o+rX", str(shelf)], check=True)
+    assert as_image_user(_the_start_reads_the_shelf, env) == ["private/notes.txt"]
 
 
 def test_dockerfile_follows_our_rules() -> None:
@@ -584,16 +1051,16 @@ def test_dockerignore_lets_in_what_the_image_copies_and_nothing_secret() -> None
         assert _dockerignore_excludes(secret), secret
 
 
-# --- the README's container install steps ----------------------------------------------------
+# --- docs/deployment.md's container install steps ---------------------------------------------
 
 
-def readme_section(title: str) -> str:
-    if not README.is_file():
-        pytest.fail(f"README.md is missing: it needs a '## {title}' section")
-    text = README.read_text()
-    match = re.search(rf"(?ms)^## {re.escape(title)}[ \t]*\n(.*?)(?=^## |\Z)", text)
+def doc_section(title: str, path: Path = DEPLOYMENT_DOC) -> str:
+    """The body of a ``## title`` section of a Markdown file."""
+    if not path.is_file():
+        pytest.fail(f"{path.relative_to(REPO)} is missing: it needs a '## {title}' section")
+    match = re.search(rf"(?ms)^## {re.escape(title)}[ \t]*\n(.*?)(?=^## |\Z)", path.read_text())
     if match is None:
-        pytest.fail(f"README.md has no '## {title}' section")
+        pytest.fail(f"{path.relative_to(REPO)} has no '## {title}' section")
     return match[1]
 
 
@@ -602,11 +1069,12 @@ def fenced_blocks(text: str) -> list[tuple[str, str]]:
     return [(m[1].strip(), m[2]) for m in re.finditer(r"(?ms)^```([^\n]*)\n(.*?)^```", text)]
 
 
-def test_image_install_steps_match_the_readme() -> None:
-    section = readme_section("Container image")
+def test_image_install_steps_match_the_deployment_doc() -> None:
+    section = doc_section("Container image")
     blocks = [body for _info, body in fenced_blocks(section) if "pip install" in body]
     assert blocks, (
-        "README '## Container image' needs a fenced block with the image's `pip install` line"
+        "docs/deployment.md '## Container image' needs a fenced block with the image's "
+        "`pip install` line"
     )
     readme_commands = [
         c for line in blocks[0].splitlines() if line.strip() for c in commands_in(line)
@@ -831,7 +1299,7 @@ def test_the_version_has_one_source() -> None:
     project = tomllib.loads((REPO / "pyproject.toml").read_text())
     assert "version" not in project["project"] and "version" in project["project"]["dynamic"]
     assert project["tool"]["setuptools"]["dynamic"]["version"] == {"attr": "app.__version__"}
-    for path in (DOCKERFILE, COMPOSE):
+    for path in (DOCKERFILE, *COMPOSE_FILES):
         assert app.__version__ not in path.read_text(), f"{path.name} repeats the version"
     done = subprocess.run(
         [sys.executable, "-m", "app", "--version"],

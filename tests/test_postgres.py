@@ -165,7 +165,7 @@ def test_catalog_pages_visit_every_document_once_in_order(postgres_url: str) -> 
 def test_an_indexer_and_a_read_replica_share_postgresql(tmp_path: Path, postgres_url: str) -> None:
     """DESIGN D10: ``docshelf index`` fills PostgreSQL; ``docshelf serve --no-index`` serves it.
 
-    Both are configured as the compose file's ``postgres`` profile does: through
+    Both are configured as ``compose.postgres.yml`` does: through
     ``DOCSHELF_*`` variables only, sharing the data dir (the representation store).
     """
     import subprocess
