@@ -94,6 +94,7 @@ class _Known:
     converter: str | None
     state: str
     error_reason: str | None
+    error_message: str | None
 
 
 class Indexer:
@@ -203,6 +204,7 @@ class Indexer:
             Document.converter,
             Document.state,
             Document.error_reason,
+            Document.error_message,
         )
         query = select(*columns).where(Document.shelf == shelf.name)
         known: dict[str, _Known] = {}
@@ -235,6 +237,7 @@ class Indexer:
                     row.converter,
                     row.state,
                     row.error_reason,
+                    row.error_message,
                 )
         return known
 
@@ -313,8 +316,8 @@ class Indexer:
                         report.unchanged += 1
                 else:
                     report.unchanged += 1
-                    if row.state == DocumentState.FAILED:
-                        report.failed += 1
+                    if row.state == DocumentState.FAILED:  # still failed: named again
+                        report.fail(path, row.error_reason or "error", row.error_message or "")
             except _Refused as refused:
                 shown = printable(path)
                 report.fail(shown, refused.reason, refused.message)

@@ -140,3 +140,57 @@ def test_ctrl_c_during_the_font_report_ends_it_without_a_traceback() -> None:
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == str(-signal.SIGINT)  # ended by the signal, as a server is
     assert "Traceback" not in done.stderr and "KeyboardInterrupt" not in done.stderr
+
+
+# -- `docshelf index` output (issue #14, item 3) ---------------------------------------------
+
+BROKEN = "  papers/broken.pdf: corrupt: not a readable PDF"
+ENCRYPTED = "  papers/libreoffice-writer-password.pdf: encrypted: the PDF needs a password to open"
+
+
+def _failed_lines(output: str) -> list[str]:
+    return [line for line in output.splitlines() if line.startswith("  ")]
+
+
+def test_index_through_a_pipe_names_every_failed_file_with_its_reason_once(
+    sample_shelf: Path, tmp_path: Path
+) -> None:
+    # A run without a terminal (CI, a pipe) has no bar and no carriage returns; it ends
+    # with the counts and each failed file, `path: reason: message`, the reason once.
+    # The second run finds both files unchanged and must still name them.
+    data = tmp_path / "data"
+    for run_number in (1, 2):
+        done = run("index", "--root", str(sample_shelf), "--data-dir", str(data))
+        assert done.returncode == 0, done.stderr
+        assert "\r" not in done.stdout + done.stderr
+        assert "2 failed" in done.stdout, (run_number, done.stdout)
+        failed = _failed_lines(done.stdout)
+        assert len(failed) == 2, (run_number, done.stdout)
+        assert failed[0].startswith(BROKEN), (run_number, failed)
+        assert failed[1] == ENCRYPTED, (run_number, failed)
+
+
+def test_a_failure_stored_by_an_older_version_prints_its_reason_once(
+    sample_shelf: Path, tmp_path: Path
+) -> None:
+    # Versions before the catalog-first queue stored ConversionError's str(), which is
+    # "reason: message", as the message: `corrupt: corrupt: not a readable PDF`.
+    import sqlite3
+
+    data = tmp_path / "data"
+    assert run("index", "--root", str(sample_shelf), "--data-dir", str(data)).returncode == 0
+    with sqlite3.connect(data / "docshelf.db") as db:
+        db.execute(
+            "UPDATE documents SET error_message = error_reason || ': ' || error_message "
+            "WHERE error_reason IS NOT NULL"
+        )
+        db.execute("UPDATE alembic_version SET version_num = '0008'")
+    done = run("index", "--root", str(sample_shelf), "--data-dir", str(data))
+    assert done.returncode == 0, done.stderr
+    failed = _failed_lines(done.stdout)
+    assert failed[0].startswith(BROKEN) and failed[1] == ENCRYPTED, failed
+    with sqlite3.connect(data / "docshelf.db") as db:
+        messages = dict(
+            db.execute("SELECT path, error_message FROM documents WHERE error_reason IS NOT NULL")
+        )
+    assert messages["papers/libreoffice-writer-password.pdf"] == "the PDF needs a password to open"
