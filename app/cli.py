@@ -13,6 +13,7 @@ import signal
 import subprocess
 import sys
 import threading
+import time
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -23,6 +24,7 @@ from app.desktop_config import add_config_command, run_config
 from app.settings import Settings
 
 if TYPE_CHECKING:
+    from app.index_output import RunReport
     from app.runtime import Runtime
 
 log = logging.getLogger("docshelf")
@@ -164,6 +166,12 @@ NO_INDEX_HELP = (
 )
 
 
+JSON_HELP = (
+    "print the report as one JSON document on stdout (counts, duration_s, files_per_s, "
+    "failed: [{path, reason, message}]); progress and logs stay on stderr"
+)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="docshelf",
@@ -199,6 +207,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _shelf_options(index)
     index.add_argument("--force", action="store_true", help="re-convert even unchanged files")
+    index.add_argument("--json", action="store_true", help=JSON_HELP)
 
     reindex = commands.add_parser(
         "reindex",
@@ -219,6 +228,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="a shelf-relative file or folder to reindex; repeatable (default: the whole shelf)",
     )
     reindex.add_argument("--force", action="store_true", help="re-convert even unchanged files")
+    reindex.add_argument("--json", action="store_true", help=JSON_HELP)
 
     add_config_command(commands, _shelf_options)  # docshelf config desktop
     return parser
@@ -261,19 +271,6 @@ def settings_from(args: argparse.Namespace) -> Settings:
     return Settings(**overrides)
 
 
-def _progress_bar(done: int, total: int, label: str = "cataloguing") -> None:
-    width = 30
-    filled = width * done // total if total else width
-    sys.stderr.write(f"\r{label:<16} [{'#' * filled}{'.' * (width - filled)}] {done}/{total}  ")
-    sys.stderr.flush()
-
-
-def _build_bar(done: int, backlog: int) -> None:
-    if done == 0:
-        sys.stderr.write("\n")
-    _progress_bar(done, backlog, "building formats")
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     if args.command == "config":
@@ -301,7 +298,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _stdio(runtime)
     if args.command == "reindex":
         return _reindex(runtime, args)
-    return _index(runtime, force=args.force)
+    return _index(runtime, force=args.force, as_json=args.json)
 
 
 LOG_FORMAT = "%(asctime)s %(levelname)s %(name)s[%(process)d]: %(message)s"
@@ -377,30 +374,44 @@ def _stdio(runtime: Runtime) -> int:
     return 0
 
 
-def _index(runtime: Runtime, *, force: bool) -> int:
+def _index(runtime: Runtime, *, force: bool, as_json: bool) -> int:
+    from app.index_output import RunReport, bars_if_terminal, counts_of
+
+    started = time.perf_counter()
     runtime.open()
     try:
-        tty = sys.stderr.isatty()
-        report = runtime.index(
-            force=force,
-            progress=_progress_bar if tty else None,
-            build_progress=_build_bar if tty else None,
-        )
+        with bars_if_terminal() as bars:
+            report = runtime.index(
+                force=force,
+                progress=bars.catalog if bars else None,
+                build_progress=bars.build if bars else None,
+            )
     finally:
         runtime.close()
-    if sys.stderr.isatty():
-        sys.stderr.write("\n")
-    print(
-        f"indexed {report.seen} files: {report.added} added, {report.changed} changed, "
-        f"{report.unchanged} unchanged, {report.removed} removed, {report.failed} failed"
+    _print_report(
+        RunReport(counts_of(report), tuple(report.failures), time.perf_counter() - started),
+        as_json=as_json,
     )
-    for error in report.errors:
-        print(f"  {error.path}: {error.reason}: {error.message}")
     return 0
+
+
+def _print_report(report: RunReport, *, as_json: bool, message: str | None = None) -> None:
+    """The run's last words, on stdout: the text report, or just its JSON."""
+    from app.index_output import report_json, report_text
+
+    if as_json:
+        print(report_json(report))
+        return
+    extra = report.extra or {}
+    prefix = f"job {extra['job']} {extra['state']}: " if "job" in extra else ""
+    print(report_text(report, prefix))
+    if message:
+        print(f"  {message}")
 
 
 def _reindex(runtime: Runtime, args: argparse.Namespace) -> int:
     """One job through the same runner (and rules) as ``POST /admin/reindex``, in-process."""
+    from app.index_output import UPDATE_EVERY_S, RunReport, bars_if_terminal, counts_of
     from storage.jobs import JobRequest, JobState, UnknownShelf
 
     shelf = args.shelf_name
@@ -412,31 +423,38 @@ def _reindex(runtime: Runtime, args: argparse.Namespace) -> int:
     except (UnknownShelf, ValueError) as exc:
         print(f"docshelf: {exc}", file=sys.stderr)
         return 2
-    tty = sys.stderr.isatty()
+    started = time.perf_counter()
     runtime.open()
     try:
-        job_id = runtime.jobs.submit(request, trigger="cli").job_id
-        while True:
-            job = runtime.jobs.wait(job_id, timeout=0.5)
-            assert job is not None  # submitted above, and jobs are never deleted
-            if tty and job.progress_total:
-                _progress_bar(job.progress_done, job.progress_total)
-            if job.finished:
-                break
+        with bars_if_terminal() as bars:
+            job_id = runtime.jobs.submit(request, trigger="cli").job_id
+            building = 0  # the most formats seen waiting once the catalog was done
+            while True:
+                job = runtime.jobs.wait(job_id, timeout=UPDATE_EVERY_S)
+                assert job is not None  # submitted above, and jobs are never deleted
+                done, total = runtime.jobs.live_progress(job_id) or (
+                    job.progress_done,
+                    job.progress_total,
+                )
+                if bars is not None and total:
+                    bars.catalog(done, total)
+                    if done == total:  # the catalog is current; the job waits for formats
+                        backlog = runtime.builder.backlog()
+                        building = max(building, backlog)
+                        bars.build(building - backlog, building)
+                if job.finished:
+                    break
     except KeyboardInterrupt:
         print("\ndocshelf: interrupted; the job is recorded as interrupted", file=sys.stderr)
         return 130
     finally:
         runtime.close()
-    if tty:
-        sys.stderr.write("\n")
-    print(
-        f"job {job.id} {job.state}: indexed {job.seen} files: {job.added} added, "
-        f"{job.changed} changed, {job.unchanged} unchanged, {job.removed} removed, "
-        f"{job.failed} failed"
+    full = runtime.jobs.report(job.id)
+    report = RunReport(
+        counts_of(job),
+        tuple(full.failures) if full is not None else job.errors,
+        time.perf_counter() - started,
+        {"job": job.id, "state": str(job.state), "message": job.message},
     )
-    for error in job.errors:
-        print(f"  {error.path}: {error.reason}: {error.message}")
-    if job.message:
-        print(f"  {job.message}")
+    _print_report(report, as_json=args.json, message=job.message)
     return 0 if job.state == JobState.SUCCEEDED else 1

@@ -41,7 +41,6 @@ log = logging.getLogger(__name__)
 
 _DOCUMENTS = Document.metadata.tables["documents"]
 BATCH_SIZE = 500
-PROGRESS_EVERY = 25  # files between progress reports within a batch
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,18 +58,26 @@ class IndexReport:
     removed: int = 0
     unchanged: int = 0
     failed: int = 0
-    errors: list[FileError] = field(default_factory=list)
+    errors: list[FileError] = field(default_factory=list)  # failed in this pass
+    # Failed before and unchanged since: counted in ``failed``, not in ``errors``.
+    still_failed: list[FileError] = field(default_factory=list)
     changes: ChangeSet = field(default_factory=ChangeSet)
 
     def merge(self, other: IndexReport) -> None:
         for name in ("seen", "added", "changed", "removed", "unchanged", "failed"):
             setattr(self, name, getattr(self, name) + getattr(other, name))
         self.errors.extend(other.errors)
+        self.still_failed.extend(other.still_failed)
         self.changes |= other.changes
 
     def fail(self, path: str, reason: str, message: str) -> None:
         self.failed += 1
         self.errors.append(FileError(path, reason, message))
+
+    @property
+    def failures(self) -> list[FileError]:
+        """Every file counted in ``failed``, this pass's and earlier ones', by path."""
+        return sorted([*self.errors, *self.still_failed], key=lambda e: e.path)
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,6 +101,7 @@ class _Known:
     converter: str | None
     state: str
     error_reason: str | None
+    error_message: str | None
 
 
 class Indexer:
@@ -203,6 +211,7 @@ class Indexer:
             Document.converter,
             Document.state,
             Document.error_reason,
+            Document.error_message,
         )
         query = select(*columns).where(Document.shelf == shelf.name)
         known: dict[str, _Known] = {}
@@ -235,6 +244,7 @@ class Indexer:
                     row.converter,
                     row.state,
                     row.error_reason,
+                    row.error_message,
                 )
         return known
 
@@ -257,7 +267,7 @@ class Indexer:
             batch = paths[start : start + BATCH_SIZE]
 
             def advance(done_in_batch: int, start: int = start) -> None:
-                if progress and done_in_batch % PROGRESS_EVERY == 0:
+                if progress:  # per file: whoever shows or stores it decides how often
                     progress(start + done_in_batch, total)
 
             changes, stale_keys = self._batch(shelf, batch, on_disk, known, force, report, advance)
@@ -315,6 +325,9 @@ class Indexer:
                     report.unchanged += 1
                     if row.state == DocumentState.FAILED:
                         report.failed += 1
+                        report.still_failed.append(
+                            FileError(path, row.error_reason or "error", row.error_message or "")
+                        )
             except _Refused as refused:
                 shown = printable(path)
                 report.fail(shown, refused.reason, refused.message)

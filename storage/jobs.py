@@ -199,14 +199,22 @@ def owner_is_gone(owner: str, me: str) -> bool:
     return False
 
 
+SAVE_EVERY = 25  # files between writes of a running job's progress
+
+
 class _JobProgress:
-    """Progress over one or more shelves: ``done`` never goes back; ``total`` grows per shelf."""
+    """Progress over one or more shelves: ``done`` never goes back; ``total`` grows per shelf.
+
+    The pass reports every file: :attr:`latest` follows it (``docshelf reindex`` draws it),
+    the job's row is written every :data:`SAVE_EVERY` files and at the end of each shelf.
+    """
 
     def __init__(self, save: Callable[[int, int], None], stopping: threading.Event) -> None:
         self._save = save
         self._stopping = stopping
         self._base = 0
         self._current_total = 0
+        self.latest = (0, 0)  # (done, total) over every shelf so far
 
     def next_shelf(self) -> None:
         self._base += self._current_total
@@ -216,7 +224,9 @@ class _JobProgress:
         if self._stopping.is_set():
             raise _Stopping
         self._current_total = total
-        self._save(self._base + done, self._base + total)
+        self.latest = (self._base + done, self._base + total)
+        if done % SAVE_EVERY == 0 or done == total:
+            self._save(*self.latest)
 
 
 class JobRunner:
@@ -237,6 +247,8 @@ class JobRunner:
         self._cond = threading.Condition()
         self._queued: dict[int, JobRequest] = {}  # insertion order = run order
         self._running: int | None = None
+        self._progress: tuple[int, _JobProgress] | None = None  # the running job's
+        self._last_report: tuple[int, IndexReport] | None = None  # the last one run here
         self._stopping = threading.Event()
         self._thread: threading.Thread | None = None
 
@@ -309,6 +321,19 @@ class JobRunner:
         return self.get(job_id)
 
     # -- reading --------------------------------------------------------------------------
+
+    def report(self, job_id: int) -> IndexReport | None:
+        """The full report of ``job_id`` if it was the last job to succeed in this process
+        (``docshelf reindex``: its ``failures`` include the files failed before and
+        unchanged since, which the stored job counts but does not list)."""
+        last = self._last_report
+        return last[1] if last is not None and last[0] == job_id else None
+
+    def live_progress(self, job_id: int) -> tuple[int, int] | None:
+        """(done, total) of ``job_id`` to the file while it runs in this process, else None
+        (the stored progress lags by up to :data:`SAVE_EVERY` files)."""
+        running = self._progress
+        return running[1].latest if running is not None and running[0] == job_id else None
 
     def get(self, job_id: int) -> JobRecord | None:
         with self.database.session() as session:
@@ -404,6 +429,7 @@ class JobRunner:
             lambda done, total: self._update(job_id, progress_done=done, progress_total=total),
             self._stopping,
         )
+        self._progress = (job_id, progress)
         try:
             report = self._index(request, progress)
         except _Stopping:
@@ -419,6 +445,7 @@ class JobRunner:
             )
             return
         elapsed = time.perf_counter() - started
+        self._last_report = (job_id, report)
         job = self.get(job_id)
         total = job.progress_total if job is not None else 0
         self._update(
