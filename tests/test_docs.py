@@ -30,6 +30,7 @@ from tests.support.servers import child_env, serve
 
 README = REPO / "README.md"
 SHELL = {"sh", "bash", "shell", "console"}
+REDIRECT = re.compile(r"\d*[<>]")
 # Variables of the test suite and benchmarks, not of the server.
 DEVELOPMENT_VARIABLES = {"DOCSHELF_SHARED", "DOCSHELF_TEST_DATABASE_URL", "DOCSHELF_UPDATE_GOLDEN"}
 # Settings a deployer has no reason to change, left out of the settings table on purpose.
@@ -42,14 +43,14 @@ def page_id(page: Path) -> str:
 
 def shell_commands(text: str) -> Iterator[tuple[int, list[str]]]:
     """(line, argv) of each simple command in the page's shell blocks, environment
-    assignments dropped; ``&&``, ``;`` and ``|`` separate commands."""
+    assignments and redirections dropped; ``&&``, ``;`` and ``|`` separate commands."""
     for block in fenced_blocks(text):
         if block.info not in SHELL:
             continue
         joined = re.sub(r"\\\n", " ", block.body)
         for offset, line in enumerate(joined.splitlines()):
             for part in re.split(r"&&|;|\|", line):
-                argv = shlex.split(part, comments=True)
+                argv = [w for w in shlex.split(part, comments=True) if not REDIRECT.match(w)]
                 while argv and re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*=.*", argv[0]):
                     argv.pop(0)
                 if argv:
