@@ -1,11 +1,12 @@
 """``docshelf config desktop``: the stdio entry a desktop MCP client needs, for this install.
 
-Desktop clients (Claude Desktop's ``claude_desktop_config.json`` and the many that copy
-its ``mcpServers`` format) start a server as ``command`` + ``args``, with almost none of
+Desktop clients (Claude Desktop, Cursor, VS Code, Zed, ...; their formats and files are in
+:mod:`app.desktop_clients`) start a server as ``command`` + ``args``, with almost none of
 the user's environment and from a working directory of their own. So the snippet
 names the ``docshelf`` script of the running install by absolute path and carries every
 setting as a flag with absolute paths: nothing is left to ``PATH``, ``DOCSHELF_*``
-variables or the current directory.
+variables or the current directory. ``--install`` merges it into the client's file
+(:mod:`app.config_install`) instead of printing it.
 """
 
 from __future__ import annotations
@@ -19,6 +20,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from app.config_install import InstallError, Outcome, install_entry
+from app.desktop_clients import CLIENTS, DEFAULT_CLIENT, PLATFORM_NAMES, Client
 from app.settings import Settings
 from storage.uris import shelf_name_for
 
@@ -76,14 +79,25 @@ def stdio_args(settings: Settings) -> list[str]:
     return args
 
 
-def desktop_config(
-    settings: Settings, command: Sequence[str] | None = None, name: str = SERVER_NAME
+def desktop_entry(
+    settings: Settings, command: Sequence[str] | None = None, client: Client | None = None
 ) -> dict[str, Any]:
-    """The ``mcpServers`` entry that runs ``docshelf stdio`` with ``settings``."""
+    """The server entry, in ``client``'s shape, that runs ``docshelf stdio`` with ``settings``."""
     if not settings.shelves:
         raise ValueError("no shelf to serve: pass --root DIR (or set DOCSHELF_SHELVES)")
     argv = list(command) if command is not None else docshelf_command()
-    return {"mcpServers": {name: {"command": argv[0], "args": [*argv[1:], *stdio_args(settings)]}}}
+    return (client or CLIENTS[DEFAULT_CLIENT]).entry([*argv, *stdio_args(settings)])
+
+
+def desktop_config(
+    settings: Settings,
+    command: Sequence[str] | None = None,
+    name: str = SERVER_NAME,
+    client: Client | None = None,
+) -> dict[str, Any]:
+    """What to merge into ``client``'s file (Claude Desktop's by default): our entry, keyed."""
+    client = client or CLIENTS[DEFAULT_CLIENT]
+    return {client.servers_key: {name: desktop_entry(settings, command, client)}}
 
 
 def add_config_command(
@@ -95,10 +109,11 @@ def add_config_command(
     kinds = config.add_subparsers(dest="config_kind", required=True, metavar="KIND")
     desktop = kinds.add_parser(
         "desktop",
-        help="print the mcpServers JSON that starts this install over stdio (absolute paths)",
-        description="Print the JSON a desktop MCP client (e.g. claude_desktop_config.json) "
-        "needs to start this docshelf over stdio, with absolute paths; merge it into the "
-        "client's configuration.",
+        help="the JSON a desktop client needs to start this install over stdio: "
+        "print it, or --install it",
+        description="Print the JSON a desktop MCP client needs to start this docshelf over "
+        "stdio, with absolute paths, in the format of the client named by --client; or, with "
+        "--install, merge it into that client's configuration file (keeping a .bak of it).",
     )
     shelf_options(desktop)
     desktop.add_argument(
@@ -110,7 +125,30 @@ def add_config_command(
     desktop.add_argument(
         "--no-watch", action="store_true", help="do not follow the folders for changes"
     )
-    desktop.add_argument("--name", default=SERVER_NAME, help="the server's key under mcpServers")
+    desktop.add_argument(
+        "--name", default=SERVER_NAME, help="the server's name in the client's configuration"
+    )
+    desktop.add_argument(
+        "--client",
+        choices=list(CLIENTS),
+        default=DEFAULT_CLIENT,
+        help="whose format and file: "
+        + ", ".join(f"{c.name} ({c.label})" for c in CLIENTS.values())
+        + f"; default {DEFAULT_CLIENT}",
+    )
+    desktop.add_argument(
+        "--install",
+        action="store_true",
+        help="merge the entry into the client's configuration file instead of printing it: "
+        "other servers and keys stay, an entry of the same name is replaced, the previous "
+        "file is kept as FILE.bak",
+    )
+    desktop.add_argument(
+        "--config-file",
+        type=Path,
+        metavar="PATH",
+        help="with --install: this file instead of the client's usual one",
+    )
 
 
 def run_config(
@@ -118,10 +156,47 @@ def run_config(
 ) -> int:
     from pydantic import ValidationError
 
+    client = CLIENTS[args.client]
+    if args.config_file is not None and not args.install:
+        print("docshelf: --config-file is for --install", file=sys.stderr)
+        return 2
     try:
-        config = desktop_config(settings_from(args), name=args.name)
+        config = desktop_config(settings_from(args), name=args.name, client=client)
     except (ValidationError, ValueError) as exc:
         print(f"docshelf: {exc}", file=sys.stderr)
         return 2
-    print(json.dumps(config, indent=2))
+    if not args.install:
+        print(json.dumps(config, indent=2, ensure_ascii=False))
+        return 0
+    return install(client, args.name, config[client.servers_key][args.name], args.config_file)
+
+
+def install(client: Client, name: str, entry: dict[str, Any], config_file: Path | None) -> int:
+    """``--install``: merge ``entry`` into the client's file and say what happened."""
+    path = config_file or client.config_file(sys.platform)
+    if path is None:
+        where = PLATFORM_NAMES.get(sys.platform, sys.platform)
+        print(
+            f"docshelf: {client.label} has no documented configuration file on {where}; "
+            "pass --config-file PATH",
+            file=sys.stderr,
+        )
+        return 2
+    try:
+        done = install_entry(path, client.servers_key, name, entry)
+    except InstallError as exc:
+        print(f"docshelf: {exc}; nothing was changed", file=sys.stderr)
+        if exc.jsonc:
+            print(f'docshelf: add this under "{client.servers_key}" by hand:', file=sys.stderr)
+            print(json.dumps({name: entry}, indent=2, ensure_ascii=False))
+        return 2
+    if done.outcome is Outcome.UNCHANGED:
+        print(f'{done.path} already has this "{name}" server: nothing written')
+        return 0
+    if done.outcome is Outcome.CREATED:
+        print(f'created {done.path} with the "{name}" server')
+    else:
+        print(f'{done.outcome.value} the "{name}" server in {done.path}')
+        print(f"the previous file is kept as {done.backup}")
+    print(f"restart {client.label} to load it")
     return 0

@@ -10,6 +10,7 @@ import pytest
 
 from tests.support.servers import RawClient, RunningServer, child_env, docshelf_command, serve
 from tests.support.shelves import make_shelf
+from tests.support.wheel import build_wheel
 
 pytest_plugins = ["tests.support.databases"]
 
@@ -37,6 +38,12 @@ def indexed_shelf(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]
     )
     assert done.returncode == 0, done.stderr
     return shelf, data
+
+
+@pytest.fixture(scope="session")
+def docshelf_wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The wheel built from a clean copy of this checkout, once per session."""
+    return build_wheel(tmp_path_factory.mktemp("wheel"))
 
 
 @pytest.fixture

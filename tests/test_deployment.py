@@ -16,7 +16,9 @@
   hygiene) hold, by a static check and by hadolint when it is installed; the health probe
   it runs works against a real server; its start, imitated as its uid, refuses a shelf
   that uid cannot read.
-- ``docshelf config desktop`` prints a snippet that really starts a working stdio server.
+- ``docshelf config desktop`` prints a snippet that really starts a working stdio server;
+  docs/desktop-clients.md shows what it prints for each client, where each client keeps
+  its file, and real command lines (uvx, pipx) and URLs.
 - The version has one source.
 """
 
@@ -49,9 +51,12 @@ from sqlalchemy.engine import make_url
 import app
 from app.asgi import origin_policy
 from app.cli import build_parser
+from app.desktop_clients import CLIENTS, WINDOWS
 from app.desktop_config import desktop_config, docshelf_command
 from app.settings import Settings
 from storage.shelves import IgnoreRules, make_shelves
+from tests.support.markdown import fenced_blocks
+from tests.support.markdown import section as markdown_section
 from tests.support.paths import REPO
 from tests.support.servers import RunningServer, free_port
 from tests.support.servers import child_env as clean_env
@@ -64,6 +69,7 @@ DOCKERFILE = REPO / "Dockerfile"
 DOCKERIGNORE = REPO / ".dockerignore"
 ENV_EXAMPLE = REPO / ".env.example"
 README = REPO / "README.md"
+DESKTOP_CLIENTS_DOC = REPO / "docs" / "desktop-clients.md"
 COMPOSE_SCHEMA = Path(__file__).parent / "data" / "compose-spec" / "compose-spec.json"
 HEALTHCHECK_SCRIPT = REPO / "deploy" / "healthcheck.py"
 SETTINGS_PREFIX = "DOCSHELF_"
@@ -687,7 +693,7 @@ def test_every_start_publishes_each_host_port_once(start: Start) -> None:
 def documented_starts() -> list[tuple[str, Start]]:
     """The ``docker compose ... up`` command lines of docs/deployment.md, parsed."""
     starts = []
-    for _info, body in fenced_blocks(DEPLOYMENT_DOC.read_text()):
+    for body in (block.body for block in fenced_blocks(DEPLOYMENT_DOC.read_text())):
         for line in body.splitlines():
             if not line.startswith("docker compose "):
                 continue
@@ -1054,24 +1060,9 @@ def test_dockerignore_lets_in_what_the_image_copies_and_nothing_secret() -> None
 # --- docs/deployment.md's container install steps ---------------------------------------------
 
 
-def doc_section(title: str, path: Path = DEPLOYMENT_DOC) -> str:
-    """The body of a ``## title`` section of a Markdown file."""
-    if not path.is_file():
-        pytest.fail(f"{path.relative_to(REPO)} is missing: it needs a '## {title}' section")
-    match = re.search(rf"(?ms)^## {re.escape(title)}[ \t]*\n(.*?)(?=^## |\Z)", path.read_text())
-    if match is None:
-        pytest.fail(f"{path.relative_to(REPO)} has no '## {title}' section")
-    return match[1]
-
-
-def fenced_blocks(text: str) -> list[tuple[str, str]]:
-    """(info string, body) of each ``` block."""
-    return [(m[1].strip(), m[2]) for m in re.finditer(r"(?ms)^```([^\n]*)\n(.*?)^```", text)]
-
-
 def test_image_install_steps_match_the_deployment_doc() -> None:
-    section = doc_section("Container image")
-    blocks = [body for _info, body in fenced_blocks(section) if "pip install" in body]
+    section = markdown_section(DEPLOYMENT_DOC.read_text(), "Container image")
+    blocks = [block.body for block in fenced_blocks(section) if "pip install" in block.body]
     assert blocks, (
         "docs/deployment.md '## Container image' needs a fenced block with the image's "
         "`pip install` line"
@@ -1093,27 +1084,47 @@ def test_image_install_steps_match_the_deployment_doc() -> None:
     )
 
 
-# --- the README's client configurations ------------------------------------------------------
+# --- docs/desktop-clients.md: the client configurations ---------------------------------------
+
+SERVER_MAPS = ("mcpServers", "servers", "context_servers")  # Claude Desktop's, VS Code's, Zed's
+DOC_COMMAND = "/home/me/.venvs/docshelf/bin/docshelf"  # the example paths the page uses
+DOC_SHELF = "/home/me/Documents/papers"
+
+
+def _doc_configs() -> list[dict[str, Any]]:
+    """Every JSON block of the page, parsed: each must parse."""
+    if not DESKTOP_CLIENTS_DOC.is_file():
+        pytest.fail("docs/desktop-clients.md is missing")
+    blocks = [
+        block.body
+        for block in fenced_blocks(DESKTOP_CLIENTS_DOC.read_text())
+        if block.info == "json"
+    ]
+    configs = []
+    for body in blocks:
+        try:
+            configs.append(json.loads(body))
+        except json.JSONDecodeError as exc:
+            pytest.fail(f"a JSON block in docs/desktop-clients.md does not parse: {exc}\n{body}")
+    return configs
 
 
 def _client_entries() -> list[dict[str, Any]]:
-    if not README.is_file():
-        pytest.fail("README.md is missing")
-    entries = []
-    for info, body in fenced_blocks(README.read_text()):
-        if not info.startswith("json") or ("mcpServers" not in body and '"servers"' not in body):
-            continue
-        config = json.loads(body)
-        entries += list((config.get("mcpServers") or config.get("servers") or {}).values())
-    return entries
+    return [
+        entry
+        for config in _doc_configs()
+        for key in SERVER_MAPS
+        for entry in (config.get(key) or {}).values()
+    ]
 
 
-def test_readme_client_configurations_are_real_docshelf_command_lines() -> None:
+def test_client_configurations_are_real_docshelf_command_lines() -> None:
     entries = _client_entries()
     stdio = [e for e in entries if "command" in e]
-    http = [e for e in entries if "url" in e]
+    http = [e for e in entries if "url" in e or "serverUrl" in e]
     assert stdio and http, (
-        "README needs JSON client configs for stdio (command + args) and HTTP (url)"
+        "docs/desktop-clients.md needs JSON client configs for stdio (command + args) and "
+        "HTTP (url)"
     )
     launchers = set()
     for entry in stdio:
@@ -1127,11 +1138,39 @@ def test_readme_client_configurations_are_real_docshelf_command_lines() -> None:
             "desktop clients need absolute paths"
         )
     assert {"uvx", "pipx"} <= launchers, (
-        f"README shows the uvx and pipx forms too (found {launchers})"
+        f"the page shows the uvx and pipx forms too (found {launchers})"
     )
     for entry in http:
-        url = httpx.URL(entry["url"])
+        url = httpx.URL(entry.get("url") or entry["serverUrl"])
         assert url.path == "/mcp" and url.scheme in {"http", "https"}, entry
+
+
+@pytest.mark.usefixtures("no_docshelf_env")
+def test_the_page_shows_what_config_desktop_prints_for_each_client(tmp_path: Path) -> None:
+    """Each client's stdio block is what ``--client X`` prints, but for the example paths."""
+    (tmp_path / "papers").mkdir()
+    configs = _doc_configs()
+    for client in CLIENTS.values():
+        printed = json.dumps(
+            desktop_config(
+                Settings(shelves=[str(tmp_path / "papers")]), command=[DOC_COMMAND], client=client
+            )
+        ).replace(str(tmp_path / "papers"), DOC_SHELF)
+        assert json.loads(printed) in configs, (
+            f"docs/desktop-clients.md has no block with what --client {client.name} prints"
+        )
+
+
+def test_the_page_names_each_clients_file_where_install_writes_it() -> None:
+    page = DESKTOP_CLIENTS_DOC.read_text()
+    for client in CLIENTS.values():
+        assert f"`{client.name}`" in page, client.name
+        assert client.docs in page, client.docs
+        for platform, template in client.locations.items():
+            shown = (
+                template.replace("/", "\\") if platform == WINDOWS and "%" in template else template
+            )
+            assert f"`{shown}`" in page, (client.name, platform, shown)
 
 
 # --- the health probe against a real server --------------------------------------------------

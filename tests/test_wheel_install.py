@@ -9,8 +9,6 @@ so the migrations, the converters' data files and every runtime dependency shipp
 from __future__ import annotations
 
 import base64
-import shutil
-import subprocess
 import sys
 from pathlib import Path
 
@@ -20,59 +18,16 @@ from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 
 import app
-from tests.support.paths import CORPUS_PDF, NEEDS_SHARED, REPO
-from tests.support.servers import child_env as clean_env
-
-# Not part of a checkout's build: VCS data, local venvs, caches, build output.
-NOT_SOURCE = shutil.ignore_patterns(
-    ".git",
-    ".venv",
-    "venv",
-    "build",
-    "dist",
-    "*.egg-info",
-    "__pycache__",
-    "*.pyc",
-    ".pytest_cache",
-    ".mypy_cache",
-    ".ruff_cache",
-    ".hypothesis",
-    "node_modules",
-    ".env",
-    "*.db",
-)
-
-
-def run(argv: list[str], cwd: Path, timeout: float = 300) -> subprocess.CompletedProcess[str]:
-    env = clean_env()
-    env.pop("PYTHONPATH", None)
-    done = subprocess.run(argv, cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout)
-    assert done.returncode == 0, f"{' '.join(argv)} failed:\n{done.stdout}\n{done.stderr}"
-    return done
+from tests.support.paths import CORPUS_PDF, NEEDS_SHARED
+from tests.support.wheel import launcher_env, run
 
 
 @NEEDS_SHARED
 @pytest.mark.timeout(900)
 def test_the_wheel_installs_in_a_fresh_venv_and_serves_the_corpus_over_stdio(
-    tmp_path: Path,
+    tmp_path: Path, docshelf_wheel: Path
 ) -> None:
-    source = tmp_path / "checkout"
-    shutil.copytree(REPO, source, ignore=NOT_SOURCE)
-    run(
-        [
-            sys.executable,
-            "-m",
-            "pip",
-            "wheel",
-            "--quiet",
-            "--no-deps",
-            "--wheel-dir",
-            str(tmp_path / "dist"),
-            str(source),
-        ],
-        cwd=tmp_path,
-    )
-    [wheel] = (tmp_path / "dist").glob("docshelf-*.whl")
+    wheel = docshelf_wheel
     assert wheel.name.startswith(f"docshelf-{app.__version__}-")
 
     venv = tmp_path / "venv"
@@ -110,7 +65,7 @@ def test_the_wheel_installs_in_a_fresh_venv_and_serves_the_corpus_over_stdio(
             str(tmp_path / "data"),
             "--no-watch",
         ],
-        env={k: v for k, v in clean_env().items() if k != "PYTHONPATH"},
+        env=launcher_env(),
         cwd=str(tmp_path),
     )
 
