@@ -6,8 +6,9 @@ previous file is kept as ``FILE.bak`` before it changes, and the new one replace
 one ``os.replace`` (a crash leaves the old file or the new, never half of one).
 
 What cannot be rewritten faithfully is refused with :class:`InstallError` and left
-untouched: a file that is not JSON, and JSONC (comments, trailing commas — what VS Code
-and Zed accept), whose comments a rewrite would drop.
+untouched: anything but plain JSON. That includes JSONC (comments, trailing commas),
+which VS Code and Zed accept and whose comments a rewrite would drop: no JSONC library
+keeps them through a round trip, and the user is better served by the entry to paste.
 """
 
 from __future__ import annotations
@@ -39,10 +40,9 @@ class Installed:
 class InstallError(Exception):
     """The file cannot take the entry as it stands; nothing was written."""
 
-    def __init__(self, path: Path, reason: str, *, jsonc: bool = False) -> None:
+    def __init__(self, path: Path, reason: str) -> None:
         super().__init__(f"cannot install into {path}: {reason}")
         self.path = path
-        self.jsonc = jsonc  # it parses once comments and trailing commas are removed
 
 
 def install_entry(path: Path, servers_key: str, name: str, entry: dict[str, Any]) -> Installed:
@@ -94,14 +94,9 @@ def _parse(path: Path, data: bytes) -> dict[str, Any]:
     except _DuplicateKey as exc:
         raise InstallError(path, f"it repeats the key {exc.args[0]!r}") from exc
     except json.JSONDecodeError as exc:
-        if _is_jsonc(text):
-            raise InstallError(
-                path,
-                "it has comments or trailing commas (JSONC), which rewriting it would drop",
-                jsonc=True,
-            ) from exc
         where = f"line {exc.lineno} column {exc.colno}"
-        raise InstallError(path, f"it is not valid JSON ({exc.msg}: {where})") from exc
+        reason = f"it is not plain JSON (comments, trailing commas or an error: {exc.msg}: {where})"
+        raise InstallError(path, reason) from exc
     if not isinstance(config, dict):
         raise InstallError(path, "its top level is not a JSON object")
     return config
@@ -118,66 +113,6 @@ def _no_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
             raise _DuplicateKey(key)  # a rewrite would keep only the last one
         seen[key] = value
     return seen
-
-
-def _is_jsonc(text: str) -> bool:
-    """Whether ``text`` is JSON once its comments and trailing commas are taken out."""
-    try:
-        json.loads(_strip_jsonc(text))
-    except ValueError:  # json.JSONDecodeError too
-        return False
-    return True
-
-
-def _strip_jsonc(text: str) -> str:
-    """``text`` without ``//`` and ``/* */`` comments and commas before ``}`` or ``]``."""
-    return _drop_trailing_commas(_drop_comments(text))
-
-
-def _drop_comments(text: str) -> str:
-    out: list[str] = []
-    i, n = 0, len(text)
-    while i < n:
-        if text[i] == '"':
-            j = _string_end(text, i)
-            out.append(text[i:j])
-            i = j
-        elif text.startswith("//", i):
-            end = text.find("\n", i)
-            i = n if end < 0 else end
-        elif text.startswith("/*", i):
-            end = text.find("*/", i + 2)
-            if end < 0:
-                raise ValueError("unterminated comment")
-            out.append(" ")
-            i = end + 2
-        else:
-            out.append(text[i])
-            i += 1
-    return "".join(out)
-
-
-def _drop_trailing_commas(text: str) -> str:
-    out: list[str] = []
-    i, n = 0, len(text)
-    while i < n:
-        if text[i] == '"':
-            j = _string_end(text, i)
-            out.append(text[i:j])
-            i = j
-            continue
-        if text[i] != "," or text[i + 1 :].lstrip()[:1] not in ("}", "]"):
-            out.append(text[i])
-        i += 1
-    return "".join(out)
-
-
-def _string_end(text: str, start: int) -> int:
-    """The index just past the JSON string that opens at ``start``."""
-    j = start + 1
-    while j < len(text) and text[j] != '"':
-        j += 2 if text[j] == "\\" else 1
-    return j + 1
 
 
 def _write_atomically(path: Path, data: bytes, like: Path | None) -> None:

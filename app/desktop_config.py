@@ -186,9 +186,8 @@ def install(client: Client, name: str, entry: dict[str, Any], config_file: Path 
         done = install_entry(path, client.servers_key, name, entry)
     except InstallError as exc:
         print(f"docshelf: {exc}; nothing was changed", file=sys.stderr)
-        if exc.jsonc:
-            print(f'docshelf: add this under "{client.servers_key}" by hand:', file=sys.stderr)
-            print(json.dumps({name: entry}, indent=2, ensure_ascii=False))
+        print(f'docshelf: add this under "{client.servers_key}" by hand:', file=sys.stderr)
+        print(json.dumps({name: entry}, indent=2, ensure_ascii=False))
         return 2
     if done.outcome is Outcome.UNCHANGED:
         print(f'{done.path} already has this "{name}" server: nothing written')

@@ -6,7 +6,8 @@
 - ``--install`` creates a missing file, merges beside other servers and keys without
   touching them, replaces its own entry instead of adding a second, keeps ``FILE.bak``,
   writes nothing when nothing changes, and refuses — exit 2, the file byte for byte as it
-  was — what it cannot rewrite faithfully: a file that is not JSON, and JSONC.
+  was, with the entry printed to paste — what it cannot rewrite faithfully: anything but
+  plain JSON (JSONC included).
 """
 
 from __future__ import annotations
@@ -318,7 +319,8 @@ def test_install_follows_a_symlink_and_keeps_it(
 REFUSED = [
     (
         '{"mcpServers": {"a": {"command": "x"}}',
-        "it is not valid JSON (Expecting ',' delimiter: line 1 column 39)",
+        "it is not plain JSON (comments, trailing commas or an error: "
+        "Expecting ',' delimiter: line 1 column 39)",
     ),
     ("", None),  # an empty file is not refused: see the test below
     ("[1, 2]", "its top level is not a JSON object"),
@@ -354,8 +356,11 @@ def test_install_refuses_what_it_cannot_rewrite_and_leaves_it_untouched(
         env=child_env(),
     )
     assert done.returncode == 2
-    assert done.stderr == f"docshelf: cannot install into {target}: {reason}; nothing was changed\n"
-    assert done.stdout == ""
+    assert done.stderr == (
+        f"docshelf: cannot install into {target}: {reason}; nothing was changed\n"
+        'docshelf: add this under "mcpServers" by hand:\n'
+    )
+    assert json.loads(done.stdout) == {"docshelf": entry_for(shelf)}  # ready to paste
     assert target.read_bytes() == original
     assert sorted(p.name for p in tmp_path.iterdir()) == ["Papers", target.name]
 
@@ -383,7 +388,7 @@ ZED_SETTINGS = """// Zed settings
 """
 
 
-def test_install_refuses_jsonc_whose_comments_a_rewrite_would_drop(
+def test_install_refuses_jsonc_whose_comments_a_rewrite_would_drop_and_shows_the_entry(
     shelf: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     target = tmp_path / "settings.json"
@@ -393,8 +398,8 @@ def test_install_refuses_jsonc_whose_comments_a_rewrite_would_drop(
 
     assert status == 2
     assert err == (
-        f"docshelf: cannot install into {target}: it has comments or trailing commas (JSONC), "
-        "which rewriting it would drop; nothing was changed\n"
+        f"docshelf: cannot install into {target}: it is not plain JSON (comments, trailing "
+        "commas or an error: Expecting value: line 1 column 1); nothing was changed\n"
         'docshelf: add this under "context_servers" by hand:\n'
     )
     assert json.loads(out) == {"docshelf": entry_for(shelf)}  # ready to paste
