@@ -15,27 +15,15 @@ import threading
 import time
 from pathlib import Path
 
-from tests.support.servers import child_env, docshelf_command
-
-
-def run(
-    *args: str, env: dict[str, str] | None = None, timeout: float = 300
-) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        docshelf_command(*args),
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        env=env or child_env(),
-    )
+from tests.support.servers import child_env, docshelf_command, run_docshelf
 
 
 def test_help_explains_every_subcommand_and_option() -> None:
-    top = run("--help")
+    top = run_docshelf("--help")
     assert top.returncode == 0
     for command in ("serve", "stdio", "index"):
         assert command in top.stdout
-    serve = run("serve", "--help").stdout
+    serve = run_docshelf("serve", "--help").stdout
     for option in (
         "--root",
         "--shelf",
@@ -60,11 +48,11 @@ def test_help_explains_every_subcommand_and_option() -> None:
 
 def test_index_reports_counts_and_is_idempotent(sample_shelf: Path, tmp_path: Path) -> None:
     data = tmp_path / "data"
-    first = run("index", "--root", str(sample_shelf), "--data-dir", str(data))
+    first = run_docshelf("index", "--root", str(sample_shelf), "--data-dir", str(data))
     assert first.returncode == 0, first.stderr
     assert "indexed 9 files: 9 added, 0 changed, 0 unchanged, 0 removed, 2 failed" in first.stdout
     assert "papers/libreoffice-writer-password.pdf: encrypted" in first.stdout
-    second = run("index", "--root", str(sample_shelf), "--data-dir", str(data))
+    second = run_docshelf("index", "--root", str(sample_shelf), "--data-dir", str(data))
     assert "9 unchanged" in second.stdout
     assert (data / "docshelf.db").is_file()
 
@@ -73,7 +61,7 @@ def test_env_configures_what_flags_do(sample_shelf: Path, tmp_path: Path) -> Non
     env = child_env(
         DOCSHELF_SHELVES=f"docs={sample_shelf}", DOCSHELF_DATA_DIR=str(tmp_path / "envdata")
     )
-    done = run("index", env=env)
+    done = run_docshelf("index", env=env)
     assert done.returncode == 0, done.stderr
     assert (tmp_path / "envdata" / "docshelf.db").is_file()
 
@@ -84,25 +72,29 @@ def test_an_empty_variable_means_the_default(sample_shelf: Path, tmp_path: Path)
     env = child_env(
         **empty, DOCSHELF_SHELVES=str(sample_shelf), DOCSHELF_DATA_DIR=str(tmp_path / "data")
     )
-    done = run("index", env=env)
+    done = run_docshelf("index", env=env)
     assert done.returncode == 0, done.stderr
     assert "indexed 9 files" in done.stdout
 
 
 def test_no_shelf_is_a_clear_error() -> None:
-    done = run("index")
+    done = run_docshelf("index")
     assert done.returncode == 2
     assert "no shelf to serve: pass --root DIR" in done.stderr
 
 
 def test_missing_folder_is_a_clear_error(tmp_path: Path) -> None:
-    done = run("index", "--root", str(tmp_path / "nowhere"), "--data-dir", str(tmp_path / "d"))
+    done = run_docshelf(
+        "index", "--root", str(tmp_path / "nowhere"), "--data-dir", str(tmp_path / "d")
+    )
     assert done.returncode == 2
     assert "is not a directory" in done.stderr
 
 
 def test_bad_shelf_name_is_a_clear_error(sample_shelf: Path, tmp_path: Path) -> None:
-    done = run("index", "--shelf", f"Bad Name={sample_shelf}", "--data-dir", str(tmp_path / "d"))
+    done = run_docshelf(
+        "index", "--shelf", f"Bad Name={sample_shelf}", "--data-dir", str(tmp_path / "d")
+    )
     assert done.returncode == 2
     assert "lowercase letters" in done.stderr
 
@@ -177,7 +169,7 @@ def test_index_through_a_pipe_names_every_failed_file_with_its_reason_once(
     # The second run finds both files unchanged and must still name them.
     data = tmp_path / "data"
     for run_number in (1, 2):
-        done = run("index", "--root", str(sample_shelf), "--data-dir", str(data))
+        done = run_docshelf("index", "--root", str(sample_shelf), "--data-dir", str(data))
         assert done.returncode == 0, done.stderr
         assert "\r" not in done.stdout + done.stderr
         assert "2 failed" in done.stdout, (run_number, done.stdout)
@@ -195,14 +187,16 @@ def test_a_failure_stored_by_an_older_version_prints_its_reason_once(
     import sqlite3
 
     data = tmp_path / "data"
-    assert run("index", "--root", str(sample_shelf), "--data-dir", str(data)).returncode == 0
+    assert (
+        run_docshelf("index", "--root", str(sample_shelf), "--data-dir", str(data)).returncode == 0
+    )
     with sqlite3.connect(data / "docshelf.db") as db:
         db.execute(
             "UPDATE documents SET error_message = error_reason || ': ' || error_message "
             "WHERE error_reason IS NOT NULL"
         )
         db.execute("UPDATE alembic_version SET version_num = '0008'")
-    done = run("index", "--root", str(sample_shelf), "--data-dir", str(data))
+    done = run_docshelf("index", "--root", str(sample_shelf), "--data-dir", str(data))
     assert done.returncode == 0, done.stderr
     failed = _failed_lines(done.stdout)
     assert failed[0].startswith(BROKEN) and failed[1] == ENCRYPTED, failed
@@ -214,7 +208,9 @@ def test_a_failure_stored_by_an_older_version_prints_its_reason_once(
 
 
 def test_index_json_prints_one_document_on_stdout(sample_shelf: Path, tmp_path: Path) -> None:
-    done = run("index", "--json", "--root", str(sample_shelf), "--data-dir", str(tmp_path / "d"))
+    done = run_docshelf(
+        "index", "--json", "--root", str(sample_shelf), "--data-dir", str(tmp_path / "d")
+    )
     assert done.returncode == 0, done.stderr
     report = json.loads(done.stdout)  # the whole of stdout: nothing before or after it
     assert report["counts"] == {
@@ -238,7 +234,7 @@ def test_reindex_json_names_the_job_and_its_failed_files(
     sample_shelf: Path, tmp_path: Path
 ) -> None:
     args = ("--root", str(sample_shelf), "--data-dir", str(tmp_path / "d"))
-    done = run("reindex", "--json", *args)
+    done = run_docshelf("reindex", "--json", *args)
     assert done.returncode == 0, done.stderr
     report = json.loads(done.stdout)
     assert report["state"] == "succeeded" and isinstance(report["job"], int)
@@ -247,7 +243,7 @@ def test_reindex_json_names_the_job_and_its_failed_files(
         "papers/broken.pdf": "corrupt",
         "papers/libreoffice-writer-password.pdf": "encrypted",
     }
-    text = run("reindex", *args)  # unchanged now: the failed files are still named
+    text = run_docshelf("reindex", *args)  # unchanged now: the failed files are still named
     assert text.returncode == 0, text.stderr
     assert text.stdout.startswith(f"job {report['job'] + 1} succeeded: indexed 9 files:")
     failed = _failed_lines(text.stdout)

@@ -58,7 +58,8 @@ from storage.shelves import IgnoreRules, make_shelves
 from tests.support.markdown import fenced_blocks
 from tests.support.markdown import section as markdown_section
 from tests.support.paths import REPO
-from tests.support.servers import RunningServer, free_port
+from tests.support.sdk import as_a_desktop_client, names_once_listed
+from tests.support.servers import RunningServer, free_port, run_docshelf
 from tests.support.servers import child_env as clean_env
 
 COMPOSE = REPO / "docker-compose.yml"
@@ -1269,22 +1270,13 @@ def test_desktop_command_prefers_the_script_beside_the_interpreter(tmp_path: Pat
 def test_config_desktop_prints_a_snippet_that_starts_a_working_server(
     sample_shelf: Path, tmp_path: Path
 ) -> None:
-    done = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "app",
-            "config",
-            "desktop",
-            "--root",
-            str(sample_shelf),
-            "--data-dir",
-            str(tmp_path / "data"),
-        ],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        env=clean_env(),
+    done = run_docshelf(
+        "config",
+        "desktop",
+        "--root",
+        str(sample_shelf),
+        "--data-dir",
+        str(tmp_path / "data"),
         cwd=tmp_path,
     )
     assert done.returncode == 0, done.stderr
@@ -1297,21 +1289,11 @@ def test_config_desktop_prints_a_snippet_that_starts_a_working_server(
         "--data-dir",
         str(tmp_path / "data"),
     ]
-    # Start it the way a desktop client does: command + args, a bare environment, another cwd.
-    from mcp import Client
-    from mcp.client.stdio import StdioServerParameters
 
-    params = StdioServerParameters(
-        command=entry["command"], args=entry["args"], env={"PATH": "/usr/bin:/bin"}, cwd="/"
-    )
-
-    async def session() -> set[str]:
-        names: set[str] = set()
+    async def session() -> set[str]:  # started as a desktop client starts it
         with anyio.fail_after(90):
-            async with Client(params, mode="2026-07-28", cache=None) as client:
-                while "notes.txt" not in names:  # indexing runs in the background
-                    names = {r.name for r in (await client.list_resources()).resources}
-                    await anyio.sleep(0.2)
+            async with as_a_desktop_client(entry) as client:
+                names = await names_once_listed(client, "notes.txt")
                 read = await client.read_resource("docshelf://shelf/notes.txt")
                 assert read.contents[0].text == "Plain notes.\nSecond line.\n"
         return names

@@ -15,7 +15,6 @@ from __future__ import annotations
 import json
 import os
 import stat
-import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -26,7 +25,8 @@ import pytest
 
 from app.cli import build_parser, main
 from app.desktop_clients import CLIENTS, LINUX, MACOS, WINDOWS
-from tests.support.servers import child_env
+from tests.support.sdk import as_a_desktop_client, names_once_listed
+from tests.support.servers import child_env, run_docshelf
 
 DOCSHELF = Path(sys.executable).with_name("docshelf")
 
@@ -178,22 +178,14 @@ def test_install_writes_the_clients_own_file_by_default(shelf: Path, tmp_path: P
         ("cursor", ".cursor/mcp.json"),
         ("windsurf", ".codeium/windsurf/mcp_config.json"),
     ):
-        done = subprocess.run(
-            [
-                sys.executable,
-                "-m",
-                "app",
-                "config",
-                "desktop",
-                "--client",
-                client,
-                "--root",
-                str(shelf),
-                "--install",
-            ],
-            capture_output=True,
-            text=True,
-            timeout=60,
+        done = run_docshelf(
+            "config",
+            "desktop",
+            "--client",
+            client,
+            "--root",
+            str(shelf),
+            "--install",
             env=env,
             cwd=tmp_path,
         )
@@ -337,23 +329,8 @@ def test_install_refuses_what_it_cannot_rewrite_and_leaves_it_untouched(
     target = tmp_path / "claude_desktop_config.json"
     original = content if isinstance(content, bytes) else content.encode()
     target.write_bytes(original)
-    done = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "app",
-            "config",
-            "desktop",
-            "--root",
-            str(shelf),
-            "--install",
-            "--config-file",
-            str(target),
-        ],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        env=child_env(),
+    done = run_docshelf(
+        "config", "desktop", "--root", str(shelf), "--install", "--config-file", str(target)
     )
     assert done.returncode == 2
     assert done.stderr == (
@@ -432,46 +409,26 @@ def test_claude_desktop_has_no_file_on_linux_so_install_asks_for_one(
 def test_an_installed_entry_starts_a_working_server(shelf: Path, tmp_path: Path) -> None:
     """What --install wrote is what the client runs: start it as VS Code would."""
     target = tmp_path / "Code" / "User" / "mcp.json"
-    done = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "app",
-            "config",
-            "desktop",
-            "--client",
-            "vscode",
-            "--root",
-            str(shelf),
-            "--data-dir",
-            str(tmp_path / "data"),
-            "--install",
-            "--config-file",
-            str(target),
-        ],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        env=child_env(),
+    done = run_docshelf(
+        "config",
+        "desktop",
+        "--client",
+        "vscode",
+        "--root",
+        str(shelf),
+        "--data-dir",
+        str(tmp_path / "data"),
+        "--install",
+        "--config-file",
+        str(target),
     )
     assert done.returncode == 0, done.stderr
     entry = json.loads(target.read_text())["servers"]["docshelf"]
     assert entry["type"] == "stdio"
 
-    from mcp import Client
-    from mcp.client.stdio import StdioServerParameters
-
-    params = StdioServerParameters(
-        command=entry["command"], args=entry["args"], env={"PATH": "/usr/bin:/bin"}, cwd="/"
-    )
-
     async def session() -> set[str]:
-        names: set[str] = set()
         with anyio.fail_after(90):
-            async with Client(params, mode="2026-07-28", cache=None) as client:
-                while "notes.txt" not in names:  # indexing runs in the background
-                    names = {r.name for r in (await client.list_resources()).resources}
-                    await anyio.sleep(0.2)
-        return names
+            async with as_a_desktop_client(entry) as client:
+                return await names_once_listed(client, "notes.txt")
 
     assert "notes.txt" in anyio.run(session)

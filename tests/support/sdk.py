@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
+import anyio
 import mcp_types as types
 from mcp import Client
 from mcp.client import ClientExtension, advertise
@@ -92,3 +93,21 @@ def stdio_client(shelf: str, data_dir: str, mode: str = "auto", **kwargs: Any) -
     command = docshelf_command("stdio", "--root", shelf, "--data-dir", data_dir)
     params = StdioServerParameters(command=command[0], args=command[1:], env=child_env())
     return Client(params, mode=mode, cache=None, **kwargs)
+
+
+def as_a_desktop_client(entry: dict[str, Any]) -> Client:
+    """A client that starts ``entry`` (a configuration's ``command`` and ``args``) the way
+    a desktop client does: a bare environment, another working directory."""
+    params = StdioServerParameters(
+        command=entry["command"], args=entry["args"], env={"PATH": "/usr/bin:/bin"}, cwd="/"
+    )
+    return Client(params, mode="2026-07-28", cache=None)
+
+
+async def names_once_listed(client: Client, name: str) -> set[str]:
+    """The listed names once ``name`` is among them (indexing runs in the background)."""
+    names: set[str] = set()
+    while name not in names:
+        names = {r.name for r in (await client.list_resources()).resources}
+        await anyio.sleep(0.2)
+    return names

@@ -32,6 +32,23 @@ def docshelf_command(*args: str) -> list[str]:
     return [sys.executable, "-m", "app", *args]
 
 
+def run_docshelf(
+    *args: str,
+    env: dict[str, str] | None = None,
+    cwd: Path | None = None,
+    timeout: float = 300,
+) -> subprocess.CompletedProcess[str]:
+    """``docshelf ARGS`` run to its end, as a user runs it: output captured as text."""
+    return subprocess.run(
+        docshelf_command(*args),
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        env=env or child_env(),
+        cwd=cwd,
+    )
+
+
 def stop(process: subprocess.Popen[bytes], timeout: float = 15) -> None:
     """SIGTERM, then SIGKILL if the process has not exited within ``timeout`` seconds."""
     process.terminate()
