@@ -30,19 +30,21 @@ def fenced_blocks(text: str) -> list[Block]:
 
 
 def prose(text: str) -> str:
-    """The text outside fenced blocks (blank lines keep line numbers)."""
-    return _FENCE.sub(lambda m: "\n" * m.group(0).count("\n"), text)
+    """The text outside fenced blocks, which are blanked out: every offset and line number
+    stays that of ``text``."""
+    return _FENCE.sub(lambda m: re.sub(r"[^\n]", " ", m.group(0)), text)
 
 
 def section(text: str, title: str) -> str:
     """The section under the heading ``title`` (any level), down to the next heading of the
     same or a higher level; empty if there is none."""
-    match = re.search(rf"^(#+) {re.escape(title)}[ \t]*$", prose(text), re.M)
+    outside = prose(text)
+    match = re.search(rf"^(#+) {re.escape(title)}[ \t]*$", outside, re.M)
     if not match:
         return ""
     level = len(match.group(1))
     following = re.compile(rf"^#{{1,{level}}} ", re.M)
-    end = following.search(prose(text), match.end())
+    end = following.search(outside, match.end())
     return text[match.start() : end.start() if end else len(text)]
 
 
