@@ -428,20 +428,15 @@ def _reindex(runtime: Runtime, args: argparse.Namespace) -> int:
     try:
         with bars_if_terminal() as bars:
             job_id = runtime.jobs.submit(request, trigger="cli").job_id
-            building = 0  # the most formats seen waiting once the catalog was done
             while True:
                 job = runtime.jobs.wait(job_id, timeout=UPDATE_EVERY_S)
                 assert job is not None  # submitted above, and jobs are never deleted
-                done, total = runtime.jobs.live_progress(job_id) or (
-                    job.progress_done,
-                    job.progress_total,
-                )
-                if bars is not None and total:
-                    bars.catalog(done, total)
-                    if done == total:  # the catalog is current; the job waits for formats
-                        backlog = runtime.builder.backlog()
-                        building = max(building, backlog)
-                        bars.build(building - backlog, building)
+                live = runtime.jobs.live_progress(job_id)
+                if bars is not None and live is not None:
+                    if live.catalog[1]:
+                        bars.catalog(*live.catalog)
+                    if live.formats is not None:  # the catalog is current; formats follow
+                        bars.build(*live.formats)
                 if job.finished:
                     break
     except KeyboardInterrupt:

@@ -202,11 +202,20 @@ def owner_is_gone(owner: str, me: str) -> bool:
 SAVE_EVERY = 25  # files between writes of a running job's progress
 
 
+@dataclass(frozen=True, slots=True)
+class LiveProgress:
+    """A running job's progress to the file (``docshelf reindex`` draws it)."""
+
+    catalog: tuple[int, int]  # (done, total) over every shelf so far
+    formats: tuple[int, int] | None  # (built, total) of the shelf's formats, once it waits
+
+
 class _JobProgress:
     """Progress over one or more shelves: ``done`` never goes back; ``total`` grows per shelf.
 
-    The pass reports every file: :attr:`latest` follows it (``docshelf reindex`` draws it),
-    the job's row is written every :data:`SAVE_EVERY` files and at the end of each shelf.
+    The pass reports every file and the formats it waits for as they are built: :attr:`live`
+    follows both; the job's row is written every :data:`SAVE_EVERY` files and at the end of
+    each shelf.
     """
 
     def __init__(self, save: Callable[[int, int], None], stopping: threading.Event) -> None:
@@ -214,19 +223,24 @@ class _JobProgress:
         self._stopping = stopping
         self._base = 0
         self._current_total = 0
-        self.latest = (0, 0)  # (done, total) over every shelf so far
+        self.live = LiveProgress((0, 0), None)
 
     def next_shelf(self) -> None:
         self._base += self._current_total
         self._current_total = 0
+        self.live = LiveProgress(self.live.catalog, None)
 
     def __call__(self, done: int, total: int) -> None:
         if self._stopping.is_set():
             raise _Stopping
         self._current_total = total
-        self.latest = (self._base + done, self._base + total)
+        catalog = (self._base + done, self._base + total)
+        self.live = LiveProgress(catalog, None)
         if done % SAVE_EVERY == 0 or done == total:
-            self._save(*self.latest)
+            self._save(*catalog)
+
+    def formats_built(self, built: int, total: int) -> None:
+        self.live = LiveProgress(self.live.catalog, (built, total))
 
 
 class JobRunner:
@@ -329,11 +343,11 @@ class JobRunner:
         last = self._last_report
         return last[1] if last is not None and last[0] == job_id else None
 
-    def live_progress(self, job_id: int) -> tuple[int, int] | None:
-        """(done, total) of ``job_id`` to the file while it runs in this process, else None
+    def live_progress(self, job_id: int) -> LiveProgress | None:
+        """``job_id``'s progress to the file while it runs in this process, else None
         (the stored progress lags by up to :data:`SAVE_EVERY` files)."""
         running = self._progress
-        return running[1].latest if running is not None and running[0] == job_id else None
+        return running[1].live if running is not None and running[0] == job_id else None
 
     def get(self, job_id: int) -> JobRecord | None:
         with self.database.session() as session:
@@ -482,7 +496,11 @@ class JobRunner:
             progress.next_shelf()
             if request.paths is None:
                 part = self.indexer.reconcile(
-                    [name], force=request.force, progress=progress, wait=True
+                    [name],
+                    force=request.force,
+                    progress=progress,
+                    wait=True,
+                    build_progress=progress.formats_built,
                 )
             else:
                 # refresh() reports no progress: the job shows 0/N until it is done, then N/N.
