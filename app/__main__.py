@@ -1,7 +1,7 @@
-"""``python -m app`` is the ``docshelf`` command."""
+"""``python -m docshelf.app`` is the ``docshelf`` command."""
 
 import sys
 
-from app.cli import main
+from docshelf.app.cli import main
 
 sys.exit(main())

@@ -15,13 +15,13 @@ from fastapi.exceptions import RequestValidationError
 from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from app import __version__, metrics
-from app.admin import admin_router
-from app.admin.status import index_lag_seconds
-from app.runtime import Runtime
-from app.settings import Settings
-from app.transports.http import StreamableHttpEndpoint
-from app.transports.origin import LOOPBACK_HOSTS, OriginGuard, OriginPolicy
+from docshelf.app import __version__, metrics
+from docshelf.app.admin import admin_router
+from docshelf.app.admin.status import index_lag_seconds
+from docshelf.app.runtime import Runtime
+from docshelf.app.settings import Settings
+from docshelf.app.transports.http import StreamableHttpEndpoint
+from docshelf.app.transports.origin import LOOPBACK_HOSTS, OriginGuard, OriginPolicy
 
 
 def origin_policy(settings: Settings) -> OriginPolicy:

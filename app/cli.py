@@ -19,13 +19,13 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 
-from app import __version__
-from app.desktop_config import add_config_command, run_config
-from app.settings import Settings
+from docshelf.app import __version__
+from docshelf.app.desktop_config import add_config_command, run_config
+from docshelf.app.settings import Settings
 
 if TYPE_CHECKING:
-    from app.index_output import RunReport
-    from app.runtime import Runtime
+    from docshelf.app.index_output import RunReport
+    from docshelf.app.runtime import Runtime
 
 log = logging.getLogger("docshelf")
 
@@ -279,7 +279,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         settings = settings_from(args)
         if not settings.shelves:
             raise ValueError("no shelf to serve: pass --root DIR (or set DOCSHELF_SHELVES)")
-        from app.runtime import Runtime
+        from docshelf.app.runtime import Runtime
 
         runtime = Runtime(settings)
     except (ValidationError, ValueError) as exc:
@@ -290,7 +290,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         report_rendering_fonts(settings.log_level)
     if args.command == "serve":
         if settings.processes > 1:
-            from app.supervisor import supervise
+            from docshelf.app.supervisor import supervise
 
             return supervise(settings, settings.processes)
         return _serve(runtime)
@@ -327,7 +327,7 @@ def report_rendering_fonts(log_level: str) -> subprocess.Popen[bytes]:
     code = (
         "import logging, signal, sys; signal.signal(signal.SIGINT, signal.SIG_DFL); "
         "logging.basicConfig(level=sys.argv[1], stream=sys.stderr, format=sys.argv[2]); "
-        "from converters.fonts import report_fonts; report_fonts()"
+        "from docshelf.converters.fonts import report_fonts; report_fonts()"
     )
     child = subprocess.Popen(
         [sys.executable, "-c", code, log_level.upper(), LOG_FORMAT],
@@ -339,7 +339,7 @@ def report_rendering_fonts(log_level: str) -> subprocess.Popen[bytes]:
 
 
 def _serve(runtime: Runtime) -> int:
-    from app.http_server import run_http
+    from docshelf.app.http_server import run_http
 
     # uvicorn's own status for a server that could not start (its log says why).
     return 0 if run_http(runtime) else STARTUP_FAILURE
@@ -351,7 +351,7 @@ STARTUP_FAILURE = 3
 def _stdio(runtime: Runtime) -> int:
     import anyio
 
-    from app.transports.stdio import serve_stdio
+    from docshelf.app.transports.stdio import serve_stdio
 
     def stop(signum: int, _frame: object) -> None:
         # stdin is read in a thread that no signal can interrupt, so a signal ends the
@@ -375,7 +375,7 @@ def _stdio(runtime: Runtime) -> int:
 
 
 def _index(runtime: Runtime, *, force: bool, as_json: bool) -> int:
-    from app.index_output import RunReport, bars_if_terminal, counts_of
+    from docshelf.app.index_output import RunReport, bars_if_terminal, counts_of
 
     started = time.perf_counter()
     runtime.open()
@@ -397,7 +397,7 @@ def _index(runtime: Runtime, *, force: bool, as_json: bool) -> int:
 
 def _print_report(report: RunReport, *, as_json: bool, message: str | None = None) -> None:
     """The run's last words, on stdout: the text report, or just its JSON."""
-    from app.index_output import report_json, report_text
+    from docshelf.app.index_output import report_json, report_text
 
     if as_json:
         print(report_json(report))
@@ -411,8 +411,8 @@ def _print_report(report: RunReport, *, as_json: bool, message: str | None = Non
 
 def _reindex(runtime: Runtime, args: argparse.Namespace) -> int:
     """One job through the same runner (and rules) as ``POST /admin/reindex``, in-process."""
-    from app.index_output import UPDATE_EVERY_S, RunReport, bars_if_terminal, counts_of
-    from storage.jobs import JobRequest, JobState, UnknownShelf
+    from docshelf.app.index_output import UPDATE_EVERY_S, RunReport, bars_if_terminal, counts_of
+    from docshelf.storage.jobs import JobRequest, JobState, UnknownShelf
 
     shelf = args.shelf_name
     if shelf is None and args.paths and len(runtime.shelves) == 1:

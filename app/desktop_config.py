@@ -20,10 +20,10 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from app.config_install import InstallError, Outcome, install_entry
-from app.desktop_clients import CLIENTS, DEFAULT_CLIENT, PLATFORM_NAMES, Client
-from app.settings import Settings
-from storage.uris import shelf_name_for
+from docshelf.app.config_install import InstallError, Outcome, install_entry
+from docshelf.app.desktop_clients import CLIENTS, DEFAULT_CLIENT, PLATFORM_NAMES, Client
+from docshelf.app.settings import Settings
+from docshelf.storage.uris import shelf_name_for
 
 SERVER_NAME = "docshelf"
 
@@ -34,7 +34,7 @@ def docshelf_command(
     """How to start this install's ``docshelf``, as an absolute argv prefix.
 
     The console script beside the running interpreter comes first (a venv's or
-    pipx's ``bin/``), then one on ``PATH``; failing both, ``python -m app`` with
+    pipx's ``bin/``), then one on ``PATH``; failing both, ``python -m docshelf.app`` with
     the running interpreter, which is the same program.
     """
     python = Path(executable or sys.executable)  # not resolved: a venv's python is a symlink
@@ -46,7 +46,7 @@ def docshelf_command(
     found = which("docshelf")
     if found:
         return [str(Path(found).absolute())]
-    return [str(python.absolute()), "-m", "app"]
+    return [str(python.absolute()), "-m", "docshelf.app"]
 
 
 def stdio_args(settings: Settings) -> list[str]:

@@ -20,9 +20,9 @@ from types import FrameType
 
 import uvicorn
 
-from app.asgi import create_app
-from app.runtime import Runtime
-from app.transports.deadline import with_head_deadline
+from docshelf.app.asgi import create_app
+from docshelf.app.runtime import Runtime
+from docshelf.app.transports.deadline import with_head_deadline
 
 log = logging.getLogger(__name__)
 

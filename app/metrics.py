@@ -31,7 +31,7 @@ from prometheus_client import (
     generate_latest,
 )
 
-from storage.indexer import IndexReport
+from docshelf.storage.indexer import IndexReport
 
 REGISTRY = CollectorRegistry(auto_describe=True)
 for _collector in (PROCESS_COLLECTOR, PLATFORM_COLLECTOR, GC_COLLECTOR):

@@ -17,25 +17,25 @@ import threading
 import time
 from typing import Any, Protocol, cast
 
-from app import metrics
-from app.mcp.kernel import Kernel
-from app.mcp.resources import ResourceService
-from app.mcp.sessions import SessionRegistry
-from app.mcp.tools import ToolService
-from app.settings import Settings
-from storage.builder import FormatBuilder, Progress
-from storage.catalog import Catalog
-from storage.changefeed import ChangeFeed
-from storage.conversion import ConversionPool
-from storage.database import Database
-from storage.events import EventBus
-from storage.indexer import Indexer, IndexReport
-from storage.jobs import JobRunner
-from storage.search import SearchIndex
-from storage.sessions import SessionTable
-from storage.shelves import IgnoreRules, make_shelves
-from storage.store import RepresentationStore
-from storage.watcher import ShelfWatcher
+from docshelf.app import metrics
+from docshelf.app.mcp.kernel import Kernel
+from docshelf.app.mcp.resources import ResourceService
+from docshelf.app.mcp.sessions import SessionRegistry
+from docshelf.app.mcp.tools import ToolService
+from docshelf.app.settings import Settings
+from docshelf.storage.builder import FormatBuilder, Progress
+from docshelf.storage.catalog import Catalog
+from docshelf.storage.changefeed import ChangeFeed
+from docshelf.storage.conversion import ConversionPool
+from docshelf.storage.database import Database
+from docshelf.storage.events import EventBus
+from docshelf.storage.indexer import Indexer, IndexReport
+from docshelf.storage.jobs import JobRunner
+from docshelf.storage.search import SearchIndex
+from docshelf.storage.sessions import SessionTable
+from docshelf.storage.shelves import IgnoreRules, make_shelves
+from docshelf.storage.store import RepresentationStore
+from docshelf.storage.watcher import ShelfWatcher
 
 log = logging.getLogger(__name__)
 

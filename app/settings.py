@@ -13,8 +13,8 @@ import platformdirs
 from pydantic import Field, field_validator, model_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
-from storage.shelves import DEFAULT_IGNORE
-from storage.uris import is_valid_shelf_name, shelf_name_for
+from docshelf.storage.shelves import DEFAULT_IGNORE
+from docshelf.storage.uris import is_valid_shelf_name, shelf_name_for
 
 DEFAULT_ALLOWED_ORIGINS = ("http://localhost", "http://127.0.0.1", "http://[::1]")
 

@@ -44,7 +44,7 @@ from multiprocessing.connection import wait
 from types import FrameType
 from typing import Any
 
-from app.settings import Settings
+from docshelf.app.settings import Settings
 
 log = logging.getLogger("docshelf.supervisor")
 
@@ -71,9 +71,9 @@ def _child(settings: Settings, sock: socket.socket, readiness: Any, serving: Any
     # Until uvicorn takes the signals over, Ctrl-C must not end this one with a traceback;
     # the supervisor's SIGTERM stops it meanwhile.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    from app.cli import configure_logging
-    from app.http_server import run_http
-    from app.runtime import Runtime
+    from docshelf.app.cli import configure_logging
+    from docshelf.app.http_server import run_http
+    from docshelf.app.runtime import Runtime
 
     configure_logging(settings)
     runtime = Runtime(settings, readiness=readiness)
@@ -116,8 +116,8 @@ class Supervisor:
         self._deaths: deque[float] = deque()
 
     def run(self) -> int:
-        from app.runtime import Readiness
-        from storage.database import Database
+        from docshelf.app.runtime import Readiness
+        from docshelf.storage.database import Database
 
         database = Database(self.settings.resolved_database_url)
         try:

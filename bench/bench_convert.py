@@ -30,12 +30,12 @@ import pypdf
 import pypdfium2 as pdfium
 from pypdf import PasswordType, PdfReader
 
-from converters import convert, find_converter
-from converters.document import document_json, from_markdown
-from converters.markdown import markdown_facts
-from converters.mdmodel import parse_markdown
-from converters.mdx import mdx_to_markdown
-from converters.textutil import decode_text
+from docshelf.converters import convert, find_converter
+from docshelf.converters.document import document_json, from_markdown
+from docshelf.converters.markdown import markdown_facts
+from docshelf.converters.mdmodel import parse_markdown
+from docshelf.converters.mdx import mdx_to_markdown
+from docshelf.converters.textutil import decode_text
 
 # The shared material sits beside the checkout (or where $DOCSHELF_SHARED says).
 SHARED = Path(os.environ.get("DOCSHELF_SHARED", Path(__file__).resolve().parents[2] / "shared"))

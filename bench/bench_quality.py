@@ -89,7 +89,7 @@ from pypdf import PasswordType, PdfReader
 
 from bench.bench_convert import pdfium_page_texts
 from bench.quality_docs import BuiltDocument, Truth, build_all
-from converters import ConversionError, convert
+from docshelf.converters import ConversionError, convert
 
 
 def _shared() -> Path:

@@ -22,7 +22,7 @@ from contextlib import contextmanager
 
 import pypdf
 
-from converters import convert, fontcache
+from docshelf.converters import convert, fontcache
 
 _PARAGRAPH = (
     "Lorem ipsum dolor sit amet, **consectetur** adipiscing elit, sed do eiusmod tempor "

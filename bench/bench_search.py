@@ -44,10 +44,10 @@ REPO = Path(__file__).resolve().parents[1]
 if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
-from converters.base import Segment  # noqa: E402
-from storage.database import Database  # noqa: E402
-from storage.models import Document, DocumentState  # noqa: E402
-from storage.search import (  # noqa: E402
+from docshelf.converters.base import Segment  # noqa: E402
+from docshelf.storage.database import Database  # noqa: E402
+from docshelf.storage.models import Document, DocumentState  # noqa: E402
+from docshelf.storage.search import (  # noqa: E402
     CONTENT_ROW,
     Filters,
     SearchIndex,

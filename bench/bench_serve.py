@@ -58,11 +58,11 @@ REPO = Path(__file__).resolve().parents[1]
 if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
-from app.negotiation import EXTENSION_ID  # noqa: E402
 from bench import loadgen  # noqa: E402
 from bench.bench_index import Row, make_shelf  # noqa: E402
 from bench.shelf_files import ServedFile, served_files  # noqa: E402
-from storage.uris import build_uri  # noqa: E402
+from docshelf.app.negotiation import EXTENSION_ID  # noqa: E402
+from docshelf.storage.uris import build_uri  # noqa: E402
 from tests.support.servers import (  # noqa: E402
     child_env,
     docshelf_command,

@@ -5,7 +5,7 @@ Pure functions of their input: no database, network, clock or filesystem
 the contract and :mod:`converters.registry` for the entry points.
 """
 
-from converters.base import (
+from docshelf.converters.base import (
     APPLICATION_JSON,
     APPLICATION_PDF,
     DERIVED_MIME_TYPES,
@@ -18,8 +18,8 @@ from converters.base import (
     OutlineEntry,
     Representation,
 )
-from converters.registry import CONVERTERS, convert, find_converter, offered_formats
-from converters.schema import DOCUMENT_SCHEMA_ID, DOCUMENT_SCHEMA_NAME, document_schema
+from docshelf.converters.registry import CONVERTERS, convert, find_converter, offered_formats
+from docshelf.converters.schema import DOCUMENT_SCHEMA_ID, DOCUMENT_SCHEMA_NAME, document_schema
 
 __all__ = [
     "APPLICATION_JSON",

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 
-from converters.base import (
+from docshelf.converters.base import (
     DERIVED_MIME_TYPES,
     TEXT_PLAIN,
     ConversionResult,

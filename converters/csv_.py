@@ -14,8 +14,8 @@ import io
 from pathlib import PurePosixPath
 from typing import Any
 
-from converters.assemble import assemble
-from converters.base import (
+from docshelf.converters.assemble import assemble
+from docshelf.converters.base import (
     APPLICATION_JSON,
     APPLICATION_PDF,
     TEXT_MARKDOWN,
@@ -25,10 +25,10 @@ from converters.base import (
     Facts,
     base_mime_type,
 )
-from converters.document import DocumentData, document_json
-from converters.mdmodel import Table
-from converters.render import render_markdown_pdf
-from converters.textutil import check_size, decode_text, markdown_heading, markdown_table
+from docshelf.converters.document import DocumentData, document_json
+from docshelf.converters.mdmodel import Table
+from docshelf.converters.render import render_markdown_pdf
+from docshelf.converters.textutil import check_size, decode_text, markdown_heading, markdown_table
 
 CSV_MIME_TYPES = frozenset({"text/csv", "application/csv", "text/tab-separated-values"})
 CSV_EXTENSIONS = frozenset({".csv", ".tsv", ".tab"})

@@ -37,7 +37,7 @@ from pathlib import PurePosixPath
 
 import magic
 
-from converters.base import TEXT_PLAIN
+from docshelf.converters.base import TEXT_PLAIN
 
 HEAD_BYTES = 8192
 

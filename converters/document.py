@@ -11,10 +11,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from converters.base import Facts, OutlineEntry
-from converters.mdmodel import CodeBlock, Link, MarkdownDocument, Section, Table
-from converters.parts import outline_parts, pages_query, section_segments
-from converters.schema import DOCUMENT_SCHEMA_NAME
+from docshelf.converters.base import Facts, OutlineEntry
+from docshelf.converters.mdmodel import CodeBlock, Link, MarkdownDocument, Section, Table
+from docshelf.converters.parts import outline_parts, pages_query, section_segments
+from docshelf.converters.schema import DOCUMENT_SCHEMA_NAME
 
 #: Marks "no ``data`` member" (``None`` is a legitimate JSON value: null).
 NO_DATA: Any = object()

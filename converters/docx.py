@@ -31,9 +31,9 @@ from xml.etree import ElementTree
 
 import mammoth
 
-from converters.base import ConversionError, ConversionResult, base_mime_type
-from converters.html import convert_html
-from converters.textutil import check_size, collapse_whitespace
+from docshelf.converters.base import ConversionError, ConversionResult, base_mime_type
+from docshelf.converters.html import convert_html
+from docshelf.converters.textutil import check_size, collapse_whitespace
 
 DOCX_MIME_TYPE = "application/vnd.openxmlformats-officedocument.wordprocessingml.document"
 #: Compressed size refused outright, and uncompressed size of all parts (zip bombs).

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from converters.assemble import assemble
-from converters.base import (
+from docshelf.converters.assemble import assemble
+from docshelf.converters.base import (
     APPLICATION_JSON,
     APPLICATION_PDF,
     TEXT_MARKDOWN,
@@ -18,13 +18,13 @@ from converters.base import (
     ConversionResult,
     base_mime_type,
 )
-from converters.document import document_json, from_markdown
-from converters.htmlmd import html_to_markdown
-from converters.markdown import markdown_facts
-from converters.mdmodel import parse_markdown
-from converters.parts import section_segments
-from converters.render import render_markdown_pdf
-from converters.textutil import check_size, decode_text, markdown_heading
+from docshelf.converters.document import document_json, from_markdown
+from docshelf.converters.htmlmd import html_to_markdown
+from docshelf.converters.markdown import markdown_facts
+from docshelf.converters.mdmodel import parse_markdown
+from docshelf.converters.parts import section_segments
+from docshelf.converters.render import render_markdown_pdf
+from docshelf.converters.textutil import check_size, decode_text, markdown_heading
 
 HTML_MIME_TYPES = frozenset({"text/html", "application/xhtml+xml"})
 HTML_EXTENSIONS = frozenset({".html", ".htm", ".xhtml"})

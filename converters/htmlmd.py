@@ -18,8 +18,8 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from html.parser import HTMLParser
 
-from converters.htmltext import INVISIBLE_ELEMENTS
-from converters.textutil import (
+from docshelf.converters.htmltext import INVISIBLE_ELEMENTS
+from docshelf.converters.textutil import (
     code_fence,
     collapse_whitespace,
     escape_line_start,

@@ -14,8 +14,8 @@ import json
 from pathlib import PurePosixPath
 from typing import Any
 
-from converters.assemble import assemble
-from converters.base import (
+from docshelf.converters.assemble import assemble
+from docshelf.converters.base import (
     APPLICATION_JSON,
     APPLICATION_PDF,
     TEXT_MARKDOWN,
@@ -25,9 +25,9 @@ from converters.base import (
     Facts,
     base_mime_type,
 )
-from converters.document import DocumentData, document_json
-from converters.render import render_markdown_pdf
-from converters.textutil import (
+from docshelf.converters.document import DocumentData, document_json
+from docshelf.converters.render import render_markdown_pdf
+from docshelf.converters.textutil import (
     check_size,
     code_fence,
     decode_text,

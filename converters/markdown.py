@@ -15,8 +15,8 @@ from html.parser import HTMLParser
 
 from markdown_it.token import Token
 
-from converters.assemble import assemble
-from converters.base import (
+from docshelf.converters.assemble import assemble
+from docshelf.converters.base import (
     APPLICATION_JSON,
     APPLICATION_PDF,
     TEXT_MARKDOWN,
@@ -25,13 +25,13 @@ from converters.base import (
     Facts,
     base_mime_type,
 )
-from converters.document import document_json, from_markdown
-from converters.htmltext import html_to_text
-from converters.mdmodel import MarkdownDocument, inline_text, parse_markdown
-from converters.mdx import mdx_to_markdown
-from converters.parts import section_segments
-from converters.render import render_markdown_pdf
-from converters.textutil import check_size, collapse_whitespace, decode_text, summarize
+from docshelf.converters.document import document_json, from_markdown
+from docshelf.converters.htmltext import html_to_text
+from docshelf.converters.mdmodel import MarkdownDocument, inline_text, parse_markdown
+from docshelf.converters.mdx import mdx_to_markdown
+from docshelf.converters.parts import section_segments
+from docshelf.converters.render import render_markdown_pdf
+from docshelf.converters.textutil import check_size, collapse_whitespace, decode_text, summarize
 
 MARKDOWN_MIME_TYPES = frozenset({TEXT_MARKDOWN, "text/x-markdown", "text/mdx", "text/x-mdx"})
 MARKDOWN_EXTENSIONS = frozenset({".md", ".markdown", ".mdown", ".mkd", ".mkdn", ".mdx"})

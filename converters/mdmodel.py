@@ -17,10 +17,10 @@ from markdown_it import MarkdownIt
 from markdown_it.token import Token
 from mdit_py_plugins.front_matter import front_matter_plugin
 
-from converters.base import OutlineEntry
-from converters.frontmatter import parse_front_matter
-from converters.htmltext import html_to_text
-from converters.textutil import collapse_whitespace, is_boilerplate
+from docshelf.converters.base import OutlineEntry
+from docshelf.converters.frontmatter import parse_front_matter
+from docshelf.converters.htmltext import html_to_text
+from docshelf.converters.textutil import collapse_whitespace, is_boilerplate
 
 #: How many top-level blocks :attr:`MarkdownDocument.opening` keeps.
 OPENING_BLOCKS = 64

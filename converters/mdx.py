@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 
-from converters.textutil import escape_markdown_inline
+from docshelf.converters.textutil import escape_markdown_inline
 
 _FENCE = re.compile(r"^[ ]{0,3}(`{3,}|~{3,})")
 _COMPONENT_START = re.compile(r"^\s*</?[A-Z][\w.]*(?=[\s/>]|$)")

@@ -23,9 +23,9 @@ from urllib.parse import quote
 
 from pypdf import PdfReader, PdfWriter
 
-from converters.base import OutlineEntry, Segment
-from converters.mdmodel import Section, inline_text, markdown_parser
-from converters.textutil import collapse_whitespace
+from docshelf.converters.base import OutlineEntry, Segment
+from docshelf.converters.mdmodel import Section, inline_text, markdown_parser
+from docshelf.converters.textutil import collapse_whitespace
 
 #: The most pages one part may span: a part is meant to fit a model's context.
 MAX_PART_PAGES = 50

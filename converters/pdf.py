@@ -21,8 +21,8 @@ from pypdf import PageObject, PasswordType, PdfReader
 from pypdf.errors import DependencyError, FileNotDecryptedError
 from pypdf.generic import DictionaryObject, IndirectObject
 
-from converters.assemble import assemble
-from converters.base import (
+from docshelf.converters.assemble import assemble
+from docshelf.converters.base import (
     APPLICATION_JSON,
     APPLICATION_PDF,
     TEXT_MARKDOWN,
@@ -32,16 +32,16 @@ from converters.base import (
     Facts,
     base_mime_type,
 )
-from converters.document import DocumentData, Page, document_json
-from converters.mdmodel import parse_markdown
-from converters.parts import page_segments
-from converters.pdfglyphs import GlyphNames
-from converters.pdflayout import PageLayout, empty_layout, extract_layout, lay_out
-from converters.pdfmarkdown import pdf_markdown
-from converters.pdfmeta import READ_ERRORS, read_metadata
-from converters.pdfoutline import read_outline
-from converters.pdftext import extract_pages
-from converters.textutil import summarize
+from docshelf.converters.document import DocumentData, Page, document_json
+from docshelf.converters.mdmodel import parse_markdown
+from docshelf.converters.parts import page_segments
+from docshelf.converters.pdfglyphs import GlyphNames
+from docshelf.converters.pdflayout import PageLayout, empty_layout, extract_layout, lay_out
+from docshelf.converters.pdfmarkdown import pdf_markdown
+from docshelf.converters.pdfmeta import READ_ERRORS, read_metadata
+from docshelf.converters.pdfoutline import read_outline
+from docshelf.converters.pdftext import extract_pages
+from docshelf.converters.textutil import summarize
 
 # pypdf logs a warning for every oddity of a damaged file and for each font it
 # cannot decode; for a server indexing other people's PDFs that is noise, not

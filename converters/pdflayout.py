@@ -22,9 +22,9 @@ from typing import Any
 
 from pypdf import PageObject
 
-from converters.mdmodel import Link
-from converters.pdftables import Table, table_text
-from converters.textutil import clean_text
+from docshelf.converters.mdmodel import Link
+from docshelf.converters.pdftables import Table, table_text
+from docshelf.converters.textutil import clean_text
 
 #: A line whose gap above it exceeds this many times the page's usual line
 #: pitch starts a new paragraph.

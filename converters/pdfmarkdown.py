@@ -26,10 +26,10 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
-from converters.base import OutlineEntry
-from converters.mdmodel import CodeBlock, Link, Table
-from converters.pdflayout import Line, PageLayout
-from converters.textutil import (
+from docshelf.converters.base import OutlineEntry
+from docshelf.converters.mdmodel import CodeBlock, Link, Table
+from docshelf.converters.pdflayout import Line, PageLayout
+from docshelf.converters.textutil import (
     code_fence,
     collapse_whitespace,
     escape_markdown_inline,

@@ -14,7 +14,7 @@ from typing import Any
 
 from pypdf import PdfReader
 
-from converters.textutil import collapse_whitespace
+from docshelf.converters.textutil import collapse_whitespace
 
 #: Document-info keys we publish, under the names docshelf uses.
 INFO_KEYS: Mapping[str, str] = {

@@ -21,9 +21,9 @@ from typing import Any
 from pypdf import PdfReader
 from pypdf.generic import ArrayObject, DictionaryObject, IndirectObject
 
-from converters.base import OutlineEntry
-from converters.pdfmeta import READ_ERRORS
-from converters.textutil import collapse_whitespace
+from docshelf.converters.base import OutlineEntry
+from docshelf.converters.pdfmeta import READ_ERRORS
+from docshelf.converters.textutil import collapse_whitespace
 
 #: At most this many bookmarks are read: a malformed outline can be huge or loop.
 MAX_OUTLINE_ENTRIES = 5000

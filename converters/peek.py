@@ -13,8 +13,8 @@ from __future__ import annotations
 import html
 import re
 
-from converters.markdown import leading_name
-from converters.mdmodel import markdown_parser
+from docshelf.converters.markdown import leading_name
+from docshelf.converters.mdmodel import markdown_parser
 
 _FRONT_MATTER_TITLE = re.compile(r"\A---\r?\n(?:.*\r?\n)*?title:\s*(.+?)\s*\r?\n", re.MULTILINE)
 #: An ATX heading (its hashes, its text) or a setext ``===`` underline, in one scan.

@@ -12,20 +12,20 @@ from __future__ import annotations
 import functools
 from pathlib import PurePosixPath
 
-from converters.base import (
+from docshelf.converters.base import (
     DERIVED_MIME_TYPES,
     ConversionError,
     ConversionResult,
     Converter,
     base_mime_type,
 )
-from converters.csv_ import CsvConverter
-from converters.docx import DocxConverter
-from converters.html import HtmlConverter
-from converters.json_ import JsonConverter
-from converters.markdown import MarkdownConverter
-from converters.pdf import PdfConverter
-from converters.text import TextConverter
+from docshelf.converters.csv_ import CsvConverter
+from docshelf.converters.docx import DocxConverter
+from docshelf.converters.html import HtmlConverter
+from docshelf.converters.json_ import JsonConverter
+from docshelf.converters.markdown import MarkdownConverter
+from docshelf.converters.pdf import PdfConverter
+from docshelf.converters.text import TextConverter
 
 CONVERTERS: tuple[Converter, ...] = (
     PdfConverter(),

@@ -13,6 +13,6 @@ from typing import Any
 
 def render_markdown_pdf(source: str, **options: Any) -> bytes:
     """Render Markdown to PDF bytes (see :func:`converters.render_pdf.render_markdown_pdf`)."""
-    from converters.render_pdf import render_markdown_pdf as render
+    from docshelf.converters.render_pdf import render_markdown_pdf as render
 
     return render(source, **options)

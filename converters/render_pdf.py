@@ -40,11 +40,11 @@ from fpdf.html import HTML2FPDF
 from fpdf.line_break import Fragment
 from markdown_it.token import Token
 
-from converters import fontcache
-from converters.fonts import FontSet, coverage, fontconfig_fallbacks, system_fonts
-from converters.htmltext import html_to_text
-from converters.mdmodel import inline_text, markdown_parser
-from converters.textutil import text_to_markdown
+from docshelf.converters import fontcache
+from docshelf.converters.fonts import FontSet, coverage, fontconfig_fallbacks, system_fonts
+from docshelf.converters.htmltext import html_to_text
+from docshelf.converters.mdmodel import inline_text, markdown_parser
+from docshelf.converters.textutil import text_to_markdown
 
 # fpdf2 logs layout notes (unmatched tags, ignored attributes) per document;
 # they are not actionable for the server's operator.

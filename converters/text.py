@@ -8,8 +8,8 @@ itself, UTF-8 and cleaned, when the source was another text type.
 
 from __future__ import annotations
 
-from converters.assemble import assemble
-from converters.base import (
+from docshelf.converters.assemble import assemble
+from docshelf.converters.base import (
     APPLICATION_JSON,
     APPLICATION_PDF,
     TEXT_MARKDOWN,
@@ -18,11 +18,11 @@ from converters.base import (
     Facts,
     base_mime_type,
 )
-from converters.document import document_json, from_markdown
-from converters.mdmodel import parse_markdown
-from converters.parts import section_segments
-from converters.render import render_markdown_pdf
-from converters.textutil import (
+from docshelf.converters.document import document_json, from_markdown
+from docshelf.converters.mdmodel import parse_markdown
+from docshelf.converters.parts import section_segments
+from docshelf.converters.render import render_markdown_pdf
+from docshelf.converters.textutil import (
     check_size,
     decode_text,
     summarize,

@@ -10,7 +10,7 @@ import codecs
 import re
 from collections.abc import Iterator
 
-from converters.base import ConversionError
+from docshelf.converters.base import ConversionError
 
 #: Text sources larger than this are refused: rendering and indexing them would
 #: take minutes and the result would be unusable in a model's context anyway.

@@ -5,7 +5,7 @@ from __future__ import annotations
 from alembic import context
 from sqlalchemy import Engine
 
-from storage.models import Base
+from docshelf.storage.models import Base
 
 config = context.config
 target_metadata = Base.metadata
@@ -14,7 +14,7 @@ target_metadata = Base.metadata
 def run_migrations_online() -> None:
     engine: Engine | None = config.attributes.get("engine")
     if engine is None:
-        from storage.database import create_db_engine
+        from docshelf.storage.database import create_db_engine
 
         engine = create_db_engine(config.get_main_option("sqlalchemy.url") or "")
     with engine.connect() as connection:

@@ -34,9 +34,9 @@ from datetime import UTC, datetime
 from sqlalchemy import ColumnElement, func, select
 from sqlalchemy.orm import Session, selectinload
 
-from converters import APPLICATION_JSON, TEXT_MARKDOWN, TEXT_PLAIN, Facts
-from storage import search
-from storage.conversion import (
+from docshelf.converters import APPLICATION_JSON, TEXT_MARKDOWN, TEXT_PLAIN, Facts
+from docshelf.storage import search
+from docshelf.storage.conversion import (
     BACKGROUND,
     URGENT,
     ConversionOutcome,
@@ -44,12 +44,12 @@ from storage.conversion import (
     ConversionTask,
     PoolClosed,
 )
-from storage.database import Database
-from storage.events import ChangeSet, EventBus
-from storage.garbage import release_unreferenced
-from storage.models import Document, DocumentState, Representation
-from storage.shelves import Shelf
-from storage.store import RepresentationStore
+from docshelf.storage.database import Database
+from docshelf.storage.events import ChangeSet, EventBus
+from docshelf.storage.garbage import release_unreferenced
+from docshelf.storage.models import Document, DocumentState, Representation
+from docshelf.storage.shelves import Shelf
+from docshelf.storage.store import RepresentationStore
 
 log = logging.getLogger(__name__)
 

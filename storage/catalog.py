@@ -15,9 +15,9 @@ from typing import Any
 
 from sqlalchemy import Connection, Select, bindparam, func, select
 
-from converters import offered_formats
-from storage.database import Database
-from storage.models import Document, DocumentState, Representation
+from docshelf.converters import offered_formats
+from docshelf.storage.database import Database
+from docshelf.storage.models import Document, DocumentState, Representation
 
 
 @dataclass(frozen=True, slots=True)

@@ -43,9 +43,9 @@ from typing import Any
 
 from sqlalchemy import delete, func, insert, select, text
 
-from storage.database import Database
-from storage.events import ChangeSet, EventBus
-from storage.models import ChangeRecord
+from docshelf.storage.database import Database
+from docshelf.storage.events import ChangeSet, EventBus
+from docshelf.storage.models import ChangeRecord
 
 log = logging.getLogger(__name__)
 

@@ -33,11 +33,11 @@ from multiprocessing.connection import Connection
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from converters import ConversionError, Facts, find_converter, offered_formats
-from converters.base import Segment
-from converters.detect import HEAD_BYTES, detect_mime
-from storage.shelves import FileBytes, NotRegularFile, OutsideShelf, Shelf
-from storage.store import RepresentationStore, store_key
+from docshelf.converters import ConversionError, Facts, find_converter, offered_formats
+from docshelf.converters.base import Segment
+from docshelf.converters.detect import HEAD_BYTES, detect_mime
+from docshelf.storage.shelves import FileBytes, NotRegularFile, OutsideShelf, Shelf
+from docshelf.storage.store import RepresentationStore, store_key
 
 log = logging.getLogger(__name__)
 
@@ -186,7 +186,7 @@ def _worker_main(connection: Connection, store_root: str, memory_bytes: int) -> 
 def _warm_up() -> None:
     """Render a line once, so the fonts are parsed before the first real document needs
     them (a first read that renders a PDF would otherwise pay for it)."""
-    from converters.render import render_markdown_pdf
+    from docshelf.converters.render import render_markdown_pdf
 
     try:
         render_markdown_pdf("# docshelf\n\nwarming up")
@@ -296,7 +296,11 @@ class ConversionPool:
         # Workers fork from a server that has the converters imported already, so a
         # replacement worker (after a timeout) is ready in milliseconds, not seconds.
         self._context.set_forkserver_preload(
-            ["storage.forkserver_init", "storage.conversion", "converters.render_pdf"]
+            [
+                "docshelf.storage.forkserver_init",
+                "docshelf.storage.conversion",
+                "docshelf.converters.render_pdf",
+            ]
         )
         _start_forkserver()
         for number in range(self.workers):

@@ -14,9 +14,9 @@ from collections.abc import Iterable
 
 from sqlalchemy import select
 
-from storage.database import Database
-from storage.models import Representation
-from storage.store import RepresentationStore
+from docshelf.storage.database import Database
+from docshelf.storage.models import Representation
+from docshelf.storage.store import RepresentationStore
 
 log = logging.getLogger(__name__)
 

@@ -25,17 +25,17 @@ from datetime import UTC, datetime
 
 from sqlalchemy import delete, func, insert, select, update
 
-from converters.detect import DETECTION_VERSION, HEAD_BYTES, detect_mime
-from converters.peek import cheap_title
-from storage import search
-from storage.builder import FormatBuilder, Progress, fallback_description
-from storage.conversion import converter_identity
-from storage.database import Database
-from storage.events import ChangeSet, EventBus
-from storage.garbage import release_unreferenced
-from storage.models import Document, DocumentState, Representation
-from storage.shelves import NotRegularFile, OutsideShelf, Shelf
-from storage.uris import MAX_URI_LENGTH, InvalidUri, build_uri, printable
+from docshelf.converters.detect import DETECTION_VERSION, HEAD_BYTES, detect_mime
+from docshelf.converters.peek import cheap_title
+from docshelf.storage import search
+from docshelf.storage.builder import FormatBuilder, Progress, fallback_description
+from docshelf.storage.conversion import converter_identity
+from docshelf.storage.database import Database
+from docshelf.storage.events import ChangeSet, EventBus
+from docshelf.storage.garbage import release_unreferenced
+from docshelf.storage.models import Document, DocumentState, Representation
+from docshelf.storage.shelves import NotRegularFile, OutsideShelf, Shelf
+from docshelf.storage.uris import MAX_URI_LENGTH, InvalidUri, build_uri, printable
 
 log = logging.getLogger(__name__)
 

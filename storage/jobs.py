@@ -35,9 +35,9 @@ from pathlib import PurePosixPath
 
 from sqlalchemy import func, select
 
-from storage.database import Database
-from storage.indexer import FileError, Indexer, IndexReport
-from storage.models import Job
+from docshelf.storage.database import Database
+from docshelf.storage.indexer import FileError, Indexer, IndexReport
+from docshelf.storage.models import Job
 
 log = logging.getLogger(__name__)
 

@@ -24,9 +24,9 @@ from typing import Any
 from sqlalchemy import Connection, delete, insert, text
 from sqlalchemy.orm import Session
 
-from converters.base import Segment
-from storage.database import Database
-from storage.models import SearchPart
+from docshelf.converters.base import Segment
+from docshelf.storage.database import Database
+from docshelf.storage.models import SearchPart
 
 NAME_ROW, CONTENT_ROW = 0, 1
 MAX_LIMIT = 50

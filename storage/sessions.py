@@ -18,9 +18,9 @@ from typing import Any
 from sqlalchemy import and_, delete, func, insert, or_, select, text, update
 from sqlalchemy.exc import IntegrityError
 
-from storage.database import Database
-from storage.jobs import owner_is_gone
-from storage.models import SessionRecord, SessionSubscription
+from docshelf.storage.database import Database
+from docshelf.storage.jobs import owner_is_gone
+from docshelf.storage.models import SessionRecord, SessionSubscription
 
 _SESSIONS = SessionRecord.metadata.tables["sessions"]
 _SUBSCRIPTIONS = SessionRecord.metadata.tables["session_subscriptions"]

@@ -24,7 +24,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
-from storage.uris import is_valid_shelf_name
+from docshelf.storage.uris import is_valid_shelf_name
 
 DEFAULT_IGNORE = (".*", "~$*", "*.tmp", "*.swp", "*~")
 

@@ -20,8 +20,8 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     import watchfiles
 
-from storage.indexer import Indexer, IndexReport
-from storage.shelves import Shelf
+from docshelf.storage.indexer import Indexer, IndexReport
+from docshelf.storage.shelves import Shelf
 
 log = logging.getLogger(__name__)
 

@@ -15,11 +15,11 @@ from typing import Any
 
 import pytest
 
-from app.runtime import Runtime
-from app.settings import Settings
-from storage.indexer import IndexReport
-from storage.jobs import JobRecord, JobRequest, JobState, process_owner
-from storage.models import Job
+from docshelf.app.runtime import Runtime
+from docshelf.app.settings import Settings
+from docshelf.storage.indexer import IndexReport
+from docshelf.storage.jobs import JobRecord, JobRequest, JobState, process_owner
+from docshelf.storage.models import Job
 from tests.support.servers import child_env, docshelf_command, serve
 from tests.test_admin_api import TOKEN, Admin
 

@@ -19,8 +19,8 @@ import httpx
 import pytest
 from mcp.client.subscriptions import ResourceUpdated
 
-from app.runtime import Runtime
-from app.settings import Settings
+from docshelf.app.runtime import Runtime
+from docshelf.app.settings import Settings
 from tests.support.schema import validate
 from tests.support.sdk import http_client, raw_metadata, raw_read, stdio_client
 from tests.support.servers import (

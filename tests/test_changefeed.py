@@ -13,10 +13,10 @@ import anyio
 import pytest
 from sqlalchemy import func, select
 
-from storage.changefeed import ChangeFeed
-from storage.database import Database
-from storage.events import ChangeSet, EventBus, Listener
-from storage.models import ChangeRecord
+from docshelf.storage.changefeed import ChangeFeed
+from docshelf.storage.database import Database
+from docshelf.storage.events import ChangeSet, EventBus, Listener
+from docshelf.storage.models import ChangeRecord
 
 pytestmark = pytest.mark.anyio
 

@@ -101,7 +101,10 @@ def test_bad_shelf_name_is_a_clear_error(sample_shelf: Path, tmp_path: Path) -> 
 
 def test_python_dash_m_app_is_the_same_command() -> None:
     done = subprocess.run(
-        [sys.executable, "-m", "app", "--version"], capture_output=True, text=True, env=child_env()
+        [sys.executable, "-m", "docshelf.app", "--version"],
+        capture_output=True,
+        text=True,
+        env=child_env(),
     )
     assert done.returncode == 0 and done.stdout.startswith("docshelf ")
 
@@ -137,7 +140,7 @@ def test_ctrl_c_during_the_font_report_ends_it_without_a_traceback() -> None:
     # must end as quietly as the server (test_shutdown's no-traceback promise).
     code = (
         "import signal, time\n"
-        "from app.cli import report_rendering_fonts\n"
+        "from docshelf.app.cli import report_rendering_fonts\n"
         "child = report_rendering_fonts('info')\n"
         "time.sleep(0.3)\n"
         "child.send_signal(signal.SIGINT)\n"

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from app.mcp.cursor import InvalidCursor, decode_cursor, encode_cursor
+from docshelf.app.mcp.cursor import InvalidCursor, decode_cursor, encode_cursor
 
 
 @given(st.text())

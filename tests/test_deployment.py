@@ -48,13 +48,13 @@ import yaml
 from jsonschema import Draft7Validator
 from sqlalchemy.engine import make_url
 
-import app
-from app.asgi import origin_policy
-from app.cli import build_parser
-from app.desktop_clients import CLIENTS, WINDOWS
-from app.desktop_config import desktop_config, docshelf_command
-from app.settings import Settings
-from storage.shelves import IgnoreRules, make_shelves
+from docshelf import app
+from docshelf.app.asgi import origin_policy
+from docshelf.app.cli import build_parser
+from docshelf.app.desktop_clients import CLIENTS, WINDOWS
+from docshelf.app.desktop_config import desktop_config, docshelf_command
+from docshelf.app.settings import Settings
+from docshelf.storage.shelves import IgnoreRules, make_shelves
 from tests.support.markdown import fenced_blocks
 from tests.support.markdown import section as markdown_section
 from tests.support.paths import REPO
@@ -836,7 +836,7 @@ def test_dockerfile_command_is_a_docshelf_command_line() -> None:
     assert not [i for i in final if i.keyword == "ENTRYPOINT"]
     assert cmd == ["docshelf", "serve", "--host", "0.0.0.0"]
     scripts = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["scripts"]
-    assert scripts[cmd[0]] == "app.cli:main"
+    assert scripts[cmd[0]] == "docshelf.app.cli:main"
     args = build_parser().parse_args(cmd[1:])
     assert (args.command, args.host) == ("serve", "0.0.0.0")
 
@@ -1260,7 +1260,11 @@ def test_desktop_command_prefers_the_script_beside_the_interpreter(tmp_path: Pat
     assert docshelf_command(str(python), which=lambda _name: "/usr/bin/docshelf") == [
         "/usr/bin/docshelf"
     ]
-    assert docshelf_command(str(python), which=lambda _name: None) == [str(python), "-m", "app"]
+    assert docshelf_command(str(python), which=lambda _name: None) == [
+        str(python),
+        "-m",
+        "docshelf.app",
+    ]
     script = bin_dir / "docshelf"
     script.write_text("#!/bin/sh\n")
     script.chmod(0o755)
@@ -1303,7 +1307,7 @@ def test_config_desktop_prints_a_snippet_that_starts_a_working_server(
 
 def test_config_desktop_without_a_shelf_is_a_clear_error(tmp_path: Path) -> None:
     done = subprocess.run(
-        [sys.executable, "-m", "app", "config", "desktop"],
+        [sys.executable, "-m", "docshelf.app", "config", "desktop"],
         capture_output=True,
         text=True,
         timeout=60,
@@ -1319,11 +1323,13 @@ def test_config_desktop_without_a_shelf_is_a_clear_error(tmp_path: Path) -> None
 def test_the_version_has_one_source() -> None:
     project = tomllib.loads((REPO / "pyproject.toml").read_text())
     assert "version" not in project["project"] and "version" in project["project"]["dynamic"]
-    assert project["tool"]["setuptools"]["dynamic"]["version"] == {"attr": "app.__version__"}
+    assert project["tool"]["setuptools"]["dynamic"]["version"] == {
+        "attr": "docshelf.app.__version__"
+    }
     for path in (DOCKERFILE, *COMPOSE_FILES):
         assert app.__version__ not in path.read_text(), f"{path.name} repeats the version"
     done = subprocess.run(
-        [sys.executable, "-m", "app", "--version"],
+        [sys.executable, "-m", "docshelf.app", "--version"],
         capture_output=True,
         text=True,
         timeout=60,

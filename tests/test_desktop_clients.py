@@ -23,8 +23,8 @@ import anyio
 import jsonschema
 import pytest
 
-from app.cli import build_parser, main
-from app.desktop_clients import CLIENTS, LINUX, MACOS, WINDOWS
+from docshelf.app.cli import build_parser, main
+from docshelf.app.desktop_clients import CLIENTS, LINUX, MACOS, WINDOWS
 from tests.support.sdk import as_a_desktop_client, names_once_listed
 from tests.support.servers import child_env, run_docshelf
 

@@ -16,8 +16,8 @@ from pathlib import Path
 import magic
 import pytest
 
-from converters.csv_ import CSV_EXTENSIONS
-from converters.detect import (
+from docshelf.converters.csv_ import CSV_EXTENSIONS
+from docshelf.converters.detect import (
     DETECTION_VERSION,
     EXTENSION_TYPES,
     HEAD_BYTES,
@@ -25,11 +25,11 @@ from converters.detect import (
     detect_mime,
     is_textual,
 )
-from converters.html import HTML_EXTENSIONS
-from converters.json_ import JSON_EXTENSIONS
-from converters.markdown import MARKDOWN_EXTENSIONS
-from converters.registry import find_converter
-from converters.text import TEXT_EXTENSIONS
+from docshelf.converters.html import HTML_EXTENSIONS
+from docshelf.converters.json_ import JSON_EXTENSIONS
+from docshelf.converters.markdown import MARKDOWN_EXTENSIONS
+from docshelf.converters.registry import find_converter
+from docshelf.converters.text import TEXT_EXTENSIONS
 from tests.support.paths import SPEC
 
 DATA = Path(__file__).parent / "data" / "detect"

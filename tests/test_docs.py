@@ -21,9 +21,9 @@ from pathlib import Path
 import pytest
 from starlette.routing import Route
 
-from app.cli import build_parser
-from app.settings import Settings
 from bench.__main__ import BENCHMARKS
+from docshelf.app.cli import build_parser
+from docshelf.app.settings import Settings
 from tests.support.markdown import PAGES, anchors, fenced_blocks, prose
 from tests.support.paths import REPO
 from tests.support.servers import child_env, serve
@@ -68,10 +68,10 @@ NUMBER_PLACEHOLDERS = {"N": "2", "SECONDS": "10", "PORT": "8000"}
 
 
 def docshelf_argv(argv: list[str]) -> list[str] | None:
-    """The arguments after ``docshelf`` (or ``python -m app``), None for other commands."""
+    """The arguments after ``docshelf`` (or ``python -m docshelf.app``), None for other commands."""
     if argv[0] == "docshelf":
         return argv[1:]
-    if argv[:3] in (["python", "-m", "app"], ["python3", "-m", "app"]):
+    if argv[:3] in (["python", "-m", "docshelf.app"], ["python3", "-m", "docshelf.app"]):
         return argv[3:]
     return None
 
@@ -104,8 +104,8 @@ def test_every_script_and_benchmark_shown_exists(page: Path) -> None:
 
 
 def admin_routes(data_dir: Path) -> list[Route]:
-    from app.admin.routes import admin_router
-    from app.runtime import Runtime
+    from docshelf.app.admin.routes import admin_router
+    from docshelf.app.runtime import Runtime
 
     runtime = Runtime(Settings(shelves=[str(REPO / "examples" / "shelf")], data_dir=data_dir))
     return [route for route in admin_router(runtime).routes if isinstance(route, Route)]

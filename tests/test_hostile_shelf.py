@@ -15,9 +15,9 @@ from pathlib import Path
 import httpx
 import pytest
 
-from app.runtime import Runtime
-from app.settings import Settings
-from storage.uris import parse_uri
+from docshelf.app.runtime import Runtime
+from docshelf.app.settings import Settings
+from docshelf.storage.uris import parse_uri
 from tests.support.schema import validate
 from tests.support.servers import LEGACY, RawClient, serve
 
@@ -189,7 +189,7 @@ def test_healthz_says_503_when_no_request_thread_can_be_had(tmp_path: Path) -> N
     import anyio
     import anyio.to_thread
 
-    from app.asgi import create_app
+    from docshelf.app.asgi import create_app
 
     shelf = tmp_path / "shelf"
     shelf.mkdir()

@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from app.runtime import Runtime
-from app.settings import Settings
-from storage.models import DocumentState
+from docshelf.app.runtime import Runtime
+from docshelf.app.settings import Settings
+from docshelf.storage.models import DocumentState
 from tests.support.paths import CORPUS_PDF, NEEDS_SHARED
 
 SAMPLE_FILES = {
@@ -192,7 +192,7 @@ def test_the_whole_corpus_indexes_and_reports_sizes(tmp_path: Path, database_url
 def test_migrations_downgrade_and_upgrade_again(tmp_path: Path) -> None:
     from alembic import command
 
-    from storage.database import Database, alembic_config
+    from docshelf.storage.database import Database, alembic_config
 
     database = Database(f"sqlite:///{tmp_path / 'm.db'}")
     database.upgrade()
@@ -238,7 +238,7 @@ def test_files_detected_under_an_older_rule_are_detected_again(
     """A new detection rule re-types unchanged files (issue 16.7: Markdown listed as JS)."""
     from sqlalchemy import update
 
-    from storage.models import Document
+    from docshelf.storage.models import Document
 
     runtime.index()
     with runtime.database.session() as session:

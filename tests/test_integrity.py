@@ -16,10 +16,10 @@ from pathlib import Path
 
 import pytest
 
-from app.runtime import Runtime
-from app.settings import Settings
-from storage.conversion import ConversionTask, convert_file
-from storage.store import RepresentationStore
+from docshelf.app.runtime import Runtime
+from docshelf.app.settings import Settings
+from docshelf.storage.conversion import ConversionTask, convert_file
+from docshelf.storage.store import RepresentationStore
 from tests.support.schema import validate
 from tests.support.servers import LEGACY, RawClient, child_env, docshelf_command, serve
 

@@ -8,7 +8,7 @@ import httpx
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
-from app import metrics
+from docshelf.app import metrics
 from tests.support.servers import RawClient, RunningServer, child_env, serve
 from tests.support.shelves import make_shelf
 from tests.test_admin_api import TOKEN, Admin

@@ -30,8 +30,8 @@ from mcp.client import advertise
 from mcp.client.caching import CacheConfig, InMemoryResponseCacheStore
 from mcp.shared.exceptions import MCPError
 
-from app.mcp.resources import ROLE_BY_MIME
-from app.negotiation import (
+from docshelf.app.mcp.resources import ROLE_BY_MIME
+from docshelf.app.negotiation import (
     DEFAULT_BINARY_CAP,
     EXTENSION_ID,
     Role,
@@ -39,7 +39,7 @@ from app.negotiation import (
     negotiate,
     parse_features,
 )
-from converters.detect import is_textual
+from docshelf.converters.detect import is_textual
 from tests.support.schema import validate
 from tests.support.sdk import (
     CONTENT_NEGOTIATION,

@@ -7,7 +7,7 @@ from collections import Counter
 from hypothesis import given
 from hypothesis import strategies as st
 
-from app.negotiation import (
+from docshelf.app.negotiation import (
     DEFAULT_ORDER,
     EXTENSION_ID,
     MAX_TAG_LENGTH,

@@ -25,7 +25,7 @@ import pytest
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 
-import app
+from docshelf import app
 from tests.support.wheel import launcher_env, run
 
 

@@ -11,9 +11,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from app.mcp.parts import PartNotFound, PartQuery, parse_query
-from converters.base import OutlineEntry
-from converters.parts import (
+from docshelf.app.mcp.parts import PartNotFound, PartQuery, parse_query
+from docshelf.converters.base import OutlineEntry
+from docshelf.converters.parts import (
     MAX_PART_PAGES,
     headings_of,
     outline_parts,

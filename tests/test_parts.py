@@ -23,7 +23,7 @@ from jsonschema import Draft202012Validator
 from mcp.shared.exceptions import MCPDeprecationWarning
 from pypdf import PdfReader
 
-from converters import document_schema
+from docshelf.converters import document_schema
 from tests.support.schema import validate, validate_error, validate_response
 from tests.support.sdk import http_client
 from tests.support.servers import LEGACY, MODERN, RawClient, RunningServer, serve

@@ -18,9 +18,9 @@ from alembic.migration import MigrationContext
 from alembic.script import ScriptDirectory
 from sqlalchemy import inspect
 
-from storage.catalog import Catalog
-from storage.database import Database, alembic_config
-from storage.models import Base, Document, DocumentState, Representation
+from docshelf.storage.catalog import Catalog
+from docshelf.storage.database import Database, alembic_config
+from docshelf.storage.models import Base, Document, DocumentState, Representation
 from tests.support.sdk import http_client
 from tests.support.servers import MODERN, serve
 from tests.support.servers import child_env as clean_env
@@ -177,7 +177,11 @@ def test_an_indexer_and_a_read_replica_share_postgresql(tmp_path: Path, postgres
         DOCSHELF_DATABASE_URL=postgres_url, DOCSHELF_SHELVES=str(shelf), DOCSHELF_DATA_DIR=str(data)
     )
     indexed = subprocess.run(
-        [sys.executable, "-m", "app", "index"], env=env, capture_output=True, text=True, timeout=300
+        [sys.executable, "-m", "docshelf.app", "index"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
     )
     assert indexed.returncode == 0, indexed.stderr
     assert "indexed 9 files: 9 added" in indexed.stdout

@@ -20,9 +20,9 @@ from jsonschema import Draft7Validator
 from referencing import Registry, Resource
 from referencing.jsonschema import DRAFT7
 
-import app
-from app.cli import build_parser
-from app.settings import Settings
+from docshelf import app
+from docshelf.app.cli import build_parser
+from docshelf.app.settings import Settings
 from tests.support.paths import DATA, REPO
 from tests.test_deployment import DOCKERFILE, env_pairs, exec_form, parse_dockerfile
 

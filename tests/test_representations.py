@@ -15,10 +15,10 @@ import jsonschema
 import pytest
 from sqlalchemy import update
 
-from app.runtime import Runtime
-from app.settings import Settings
-from converters import document_schema
-from storage.models import Document, DocumentState
+from docshelf.app.runtime import Runtime
+from docshelf.app.settings import Settings
+from docshelf.converters import document_schema
+from docshelf.storage.models import Document, DocumentState
 from tests.support.paths import CORPUS_PDF, NEEDS_SHARED
 from tests.support.schema import validate
 from tests.support.sdk import RichContents, http_client

@@ -14,9 +14,9 @@ import httpx
 import pytest
 from sqlalchemy import event
 
-from app.runtime import Runtime
-from storage.catalog import NotCached
-from storage.store import RepresentationStore
+from docshelf.app.runtime import Runtime
+from docshelf.storage.catalog import NotCached
+from docshelf.storage.store import RepresentationStore
 from tests.support.servers import RawClient, serve
 from tests.test_indexer import runtime_for
 
@@ -113,7 +113,7 @@ def test_the_access_log_is_off_unless_asked_for(
 def test_a_shelf_root_replaced_while_serving_is_opened_afresh(tmp_path: Path) -> None:
     """Reads keep the root's descriptor open between calls; a root swapped for another
     folder (or for a symlink out of the shelf) must not keep serving the old one."""
-    from storage.shelves import Shelf
+    from docshelf.storage.shelves import Shelf
 
     root = tmp_path / "shelf"
     root.mkdir()
@@ -136,7 +136,7 @@ def test_a_shelf_root_replaced_while_serving_is_opened_afresh(tmp_path: Path) ->
 def test_writes_outside_the_catalog_leave_the_cache_warm(runtime: Runtime) -> None:
     """A session started (a row in the sessions table) must not make every cached document
     stale: with every new client doing so, each benchmark round began with a cold cache."""
-    from app.mcp.sessions import LegacySession
+    from docshelf.app.mcp.sessions import LegacySession
 
     record = runtime.catalog.get(URI)
     runtime.sessions.add(LegacySession("2025-11-25", b"{}", b"null"))

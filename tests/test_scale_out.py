@@ -428,8 +428,8 @@ async def test_a_replica_sharing_the_database_tells_its_clients_what_the_indexer
         assert all("through the indexer" in t for t in texts if t is not None), texts
         assert "docshelf://shelf/new.txt" in {r.uri for r in listed.resources}
         # The indexer indexed both changes; the replica neither watched nor indexed.
-        assert "storage.watcher" in indexer.log()
-        assert "storage.watcher" not in replica.log() and "watchfiles" not in replica.log()
+        assert "docshelf.storage.watcher" in indexer.log()
+        assert "docshelf.storage.watcher" not in replica.log() and "watchfiles" not in replica.log()
 
 
 async def _next(subscription, kind: type) -> object:  # type: ignore[no-untyped-def]

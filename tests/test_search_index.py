@@ -18,9 +18,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from sqlalchemy import func, select
 
-from app.runtime import Runtime
-from storage.models import DocumentState, SearchPart
-from storage.search import CONTENT_ROW, Filters, InvalidQuery, SearchHit, SearchIndex
+from docshelf.app.runtime import Runtime
+from docshelf.storage.models import DocumentState, SearchPart
+from docshelf.storage.search import CONTENT_ROW, Filters, InvalidQuery, SearchHit, SearchIndex
 from tests.support.paths import FIXTURE_PDF
 from tests.test_indexer import runtime_for
 

@@ -31,8 +31,8 @@ from typing import Any
 import pytest
 from jsonschema import Draft202012Validator
 
-from storage.database import Database
-from storage.search import SearchHit, SearchIndex
+from docshelf.storage.database import Database
+from docshelf.storage.search import SearchHit, SearchIndex
 from tests.support.databases import sqlite_url
 from tests.support.paths import CORPUS_PDF, NEEDS_SHARED, SPEC
 from tests.support.schema import validate_response

@@ -16,12 +16,12 @@ import anyio
 import pytest
 from sqlalchemy import update
 
-from app.mcp import wire
-from app.mcp.sessions import STALE_S, LegacySession, SessionRegistry
-from storage.database import Database
-from storage.events import ChangeSet, EventBus, Listener
-from storage.models import SessionRecord
-from storage.sessions import SessionTable
+from docshelf.app.mcp import wire
+from docshelf.app.mcp.sessions import STALE_S, LegacySession, SessionRegistry
+from docshelf.storage.database import Database
+from docshelf.storage.events import ChangeSet, EventBus, Listener
+from docshelf.storage.models import SessionRecord
+from docshelf.storage.sessions import SessionTable
 
 pytestmark = pytest.mark.anyio
 

@@ -119,8 +119,8 @@ def test_a_restart_after_a_signal_finishes_what_was_abandoned(
     busy_shelf: Path, tmp_path: Path
 ) -> None:
     """Conversions in flight at the signal are redone: every document ends up built."""
-    from app.runtime import Runtime
-    from app.settings import Settings
+    from docshelf.app.runtime import Runtime
+    from docshelf.app.settings import Settings
 
     data = tmp_path / "data"
     data.mkdir()

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from storage.uris import InvalidUri, build_uri, parse_uri, shelf_name_for
+from docshelf.storage.uris import InvalidUri, build_uri, parse_uri, shelf_name_for
 
 # Any name a file system allows, backslashes and control characters included (issue 16.5).
 segment = st.text(

@@ -1,7 +1,7 @@
 """Packaging: the wheel built from this checkout, installed in a fresh venv, is the whole product.
 
 One build, one install, one stdio session: ``pip install`` of the wheel gives the
-``docshelf`` command (and ``python -m app``) with the version from ``app.__version__``,
+``docshelf`` command (and ``python -m docshelf.app``) with the version from ``app.__version__``,
 and that command serves the shared PDF corpus to the official SDK client over stdio —
 so the migrations, the converters' data files and every runtime dependency shipped.
 """
@@ -17,7 +17,7 @@ import pytest
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 
-import app
+from docshelf import app
 from tests.support.paths import CORPUS_PDF, NEEDS_SHARED
 from tests.support.wheel import launcher_env, run
 
@@ -40,18 +40,21 @@ def test_the_wheel_installs_in_a_fresh_venv_and_serves_the_corpus_over_stdio(
         == f"docshelf {app.__version__}"
     )
     assert (
-        run([str(python), "-m", "app", "--version"], cwd=tmp_path).stdout.strip()
+        run([str(python), "-m", "docshelf.app", "--version"], cwd=tmp_path).stdout.strip()
         == f"docshelf {app.__version__}"
     )
     where = run(
         [
             str(python),
             "-c",
-            "import app, migrations; print(app.__file__); print(migrations.__file__)",
+            "import importlib.util as u, docshelf.app as a, docshelf.migrations as m; "
+            "print(a.__file__, m.__file__, *(u.find_spec(n) for n in ('app', 'storage')))",
         ],
         cwd=tmp_path,
     ).stdout.split()
-    assert all(Path(p).is_relative_to(venv) for p in where), where  # not this checkout
+    # everything under docshelf/ in the venv, not this checkout; no top-level `app`, `storage`
+    assert [Path(p).is_relative_to(venv / "lib") for p in where[:2]] == [True, True], where
+    assert where[2:] == ["None", "None"], where
 
     expected = {p.name for p in CORPUS_PDF.iterdir() if p.is_file() and not p.name.startswith(".")}
     assert len(expected) > 10

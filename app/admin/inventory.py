@@ -14,15 +14,15 @@ from typing import Any
 from sqlalchemy import func, select
 from sqlalchemy.orm import selectinload
 
-from app.admin.models import (
+from docshelf.app.admin.models import (
     DocumentCounts,
     DocumentDetail,
     DocumentSummary,
     LastError,
     RepresentationOut,
 )
-from storage.database import Database
-from storage.models import Document, Representation
+from docshelf.storage.database import Database
+from docshelf.storage.models import Document, Representation
 
 MAX_ID = 2**63 - 1
 _CURSOR_PREFIX = "after:"

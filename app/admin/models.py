@@ -14,7 +14,7 @@ from pydantic import (
     model_validator,
 )
 
-from storage.jobs import JobRecord, normalize_path
+from docshelf.storage.jobs import JobRecord, normalize_path
 
 JobStateName = Literal["queued", "running", "succeeded", "failed", "interrupted"]
 DocumentStateName = Literal["pending", "ready", "failed", "original"]

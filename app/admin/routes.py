@@ -8,8 +8,8 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Body, HTTPException, Path, Query, Response, Security
 from fastapi.exceptions import RequestValidationError
 
-from app.admin.auth import BEARER_SCHEME, AdminAuth, guarded_route_class
-from app.admin.inventory import (
+from docshelf.app.admin.auth import BEARER_SCHEME, AdminAuth, guarded_route_class
+from docshelf.app.admin.inventory import (
     MAX_ID,
     DocumentFilter,
     InvalidCursor,
@@ -17,7 +17,7 @@ from app.admin.inventory import (
     document_detail,
     document_page,
 )
-from app.admin.models import (
+from docshelf.app.admin.models import (
     DocumentDetail,
     DocumentPage,
     DocumentStateName,
@@ -30,9 +30,9 @@ from app.admin.models import (
     RepresentationsDropped,
     Status,
 )
-from app.admin.status import build_status
-from app.runtime import Runtime
-from storage.jobs import JobRequest, UnknownShelf
+from docshelf.app.admin.status import build_status
+from docshelf.app.runtime import Runtime
+from docshelf.storage.jobs import JobRequest, UnknownShelf
 
 REINDEX_DESCRIPTION = """\
 Queue a reindex job and return its id at once (202); follow it at `GET /admin/jobs/{id}`.

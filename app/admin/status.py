@@ -5,11 +5,11 @@ from __future__ import annotations
 import time
 from datetime import UTC, datetime
 
-from app import __version__
-from app.admin.inventory import document_counts, store_usage
-from app.admin.models import JobsStatus, ShelfStatus, Status, StoreStatus
-from app.runtime import Runtime
-from storage.jobs import JobState
+from docshelf.app import __version__
+from docshelf.app.admin.inventory import document_counts, store_usage
+from docshelf.app.admin.models import JobsStatus, ShelfStatus, Status, StoreStatus
+from docshelf.app.runtime import Runtime
+from docshelf.storage.jobs import JobState
 
 
 def index_lag_seconds(runtime: Runtime) -> float:

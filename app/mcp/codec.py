@@ -24,7 +24,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from app.mcp import wire
+from docshelf.app.mcp import wire
 
 try:
     import orjson

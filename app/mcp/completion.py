@@ -11,13 +11,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from app.mcp import wire
-from app.mcp.context import RequestContext, WouldBlock
-from app.mcp.params import CompleteParams
-from app.mcp.resources import ResourceService
-from converters.parts import unique_slugs
-from storage.catalog import NotCached
-from storage.uris import InvalidUri, build_uri
+from docshelf.app.mcp import wire
+from docshelf.app.mcp.context import RequestContext, WouldBlock
+from docshelf.app.mcp.params import CompleteParams
+from docshelf.app.mcp.resources import ResourceService
+from docshelf.converters.parts import unique_slugs
+from docshelf.storage.catalog import NotCached
+from docshelf.storage.uris import InvalidUri, build_uri
 
 MAX_VALUES = 100  # "MUST NOT exceed 100 items"
 

@@ -10,9 +10,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from app import __version__
-from app.mcp import wire
-from app.negotiation import NO_FEATURES, Features, parse_features, shapes_output
+from docshelf.app import __version__
+from docshelf.app.mcp import wire
+from docshelf.app.negotiation import NO_FEATURES, Features, parse_features, shapes_output
 
 SERVER_INFO = {"name": "docshelf", "title": "docshelf", "version": __version__}
 

@@ -26,10 +26,10 @@ from typing import Any, Protocol
 
 import anyio
 
-from app import metrics
-from app.mcp import codec, wire
-from app.mcp.completion import Completer
-from app.mcp.context import (
+from docshelf.app import metrics
+from docshelf.app.mcp import codec, wire
+from docshelf.app.mcp.completion import Completer
+from docshelf.app.mcp.context import (
     LEGACY,
     MODERN,
     SERVER_INFO,
@@ -40,8 +40,8 @@ from app.mcp.context import (
     modern_context,
     require_meta_fields,
 )
-from app.mcp.notifications import listen, session_stream
-from app.mcp.params import (
+from docshelf.app.mcp.notifications import listen, session_stream
+from docshelf.app.mcp.params import (
     CallToolParams,
     CompleteParams,
     InitializeParams,
@@ -52,11 +52,11 @@ from app.mcp.params import (
     UnsubscribeParams,
     UriParams,
 )
-from app.mcp.resources import ResourceService
-from app.mcp.sessions import LegacySession, Peer
-from app.mcp.tools import ToolService
-from app.negotiation import EXTENSION_ID, describe, parse_features
-from storage.events import EventBus
+from docshelf.app.mcp.resources import ResourceService
+from docshelf.app.mcp.sessions import LegacySession, Peer
+from docshelf.app.mcp.tools import ToolService
+from docshelf.app.negotiation import EXTENSION_ID, describe, parse_features
+from docshelf.storage.events import EventBus
 
 log = logging.getLogger(__name__)
 

@@ -16,11 +16,11 @@ from typing import Any
 
 import anyio
 
-from app.mcp import wire
-from app.mcp.params import ListenParams
-from app.mcp.sessions import LegacySession
-from storage.events import ChangeSet, EventBus, Listener
-from storage.uris import document_of
+from docshelf.app.mcp import wire
+from docshelf.app.mcp.params import ListenParams
+from docshelf.app.mcp.sessions import LegacySession
+from docshelf.storage.events import ChangeSet, EventBus, Listener
+from docshelf.storage.uris import document_of
 
 LIST_CHANGED = "notifications/resources/list_changed"
 UPDATED = "notifications/resources/updated"

@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar, Protocol, Self
 
-from app.mcp import wire
+from docshelf.app.mcp import wire
 
 
 class Params(Protocol):

@@ -25,10 +25,10 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import unquote
 
-from converters import APPLICATION_JSON, APPLICATION_PDF, TEXT_MARKDOWN, TEXT_PLAIN
-from converters.base import OutlineEntry
-from converters.markdown import MarkdownConverter
-from converters.parts import (
+from docshelf.converters import APPLICATION_JSON, APPLICATION_PDF, TEXT_MARKDOWN, TEXT_PLAIN
+from docshelf.converters.base import OutlineEntry
+from docshelf.converters.markdown import MarkdownConverter
+from docshelf.converters.parts import (
     MAX_PART_PAGES,
     outline_parts,
     pages_markdown,
@@ -38,8 +38,8 @@ from converters.parts import (
     section_query,
     unique_slugs,
 )
-from storage.catalog import DocumentRecord
-from storage.models import DocumentState
+from docshelf.storage.catalog import DocumentRecord
+from docshelf.storage.models import DocumentState
 
 #: The formats of every part, in the canonical order of DESIGN D4.
 PART_FORMATS = (TEXT_PLAIN, TEXT_MARKDOWN, APPLICATION_JSON, APPLICATION_PDF)

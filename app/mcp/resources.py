@@ -16,18 +16,18 @@ import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any, TypeVar
 
-from app.mcp import parts, wire
-from app.mcp.context import RequestContext, WouldBlock
-from app.mcp.cursor import InvalidCursor, decode_cursor, encode_cursor
-from app.mcp.params import PageParams, UriParams
-from app.negotiation import Features, Role, Variant, negotiate
-from converters import ConversionError
-from converters.detect import is_textual
-from storage.builder import FormatBuilder
-from storage.catalog import Catalog, DocumentRecord, NotCached, VariantRecord
-from storage.shelves import NotRegularFile, OutsideShelf, Shelf
-from storage.store import RepresentationStore
-from storage.uris import MAX_URI_LENGTH
+from docshelf.app.mcp import parts, wire
+from docshelf.app.mcp.context import RequestContext, WouldBlock
+from docshelf.app.mcp.cursor import InvalidCursor, decode_cursor, encode_cursor
+from docshelf.app.mcp.params import PageParams, UriParams
+from docshelf.app.negotiation import Features, Role, Variant, negotiate
+from docshelf.converters import ConversionError
+from docshelf.converters.detect import is_textual
+from docshelf.storage.builder import FormatBuilder
+from docshelf.storage.catalog import Catalog, DocumentRecord, NotCached, VariantRecord
+from docshelf.storage.shelves import NotRegularFile, OutsideShelf, Shelf
+from docshelf.storage.store import RepresentationStore
+from docshelf.storage.uris import MAX_URI_LENGTH
 
 # Which role a derived representation plays in negotiation (DESIGN D4/D5).
 ROLE_BY_MIME = {

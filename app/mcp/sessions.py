@@ -55,13 +55,13 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from app.mcp import wire
-from app.mcp.context import LEGACY, RequestContext
-from app.negotiation import NO_FEATURES, Features, parse_features
-from storage.events import ChangeSet, EventBus, Listener
-from storage.jobs import process_owner
-from storage.sessions import SessionRow, SessionsFull, SessionTable, session_key
-from storage.uris import document_of
+from docshelf.app.mcp import wire
+from docshelf.app.mcp.context import LEGACY, RequestContext
+from docshelf.app.negotiation import NO_FEATURES, Features, parse_features
+from docshelf.storage.events import ChangeSet, EventBus, Listener
+from docshelf.storage.jobs import process_owner
+from docshelf.storage.sessions import SessionRow, SessionsFull, SessionTable, session_key
+from docshelf.storage.uris import document_of
 
 log = logging.getLogger(__name__)
 

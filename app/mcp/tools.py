@@ -24,14 +24,14 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from app.mcp import wire
-from app.mcp.context import RequestContext
-from app.mcp.params import CallToolParams, PageParams
-from app.mcp.parts import PART_FORMATS
-from app.mcp.resources import BEST, BEST_TEXT, ResourceService
-from app.negotiation import shapes_output, tool_result_style
-from converters import APPLICATION_JSON, APPLICATION_PDF, TEXT_MARKDOWN, TEXT_PLAIN
-from storage.search import MAX_LIMIT, Filters, InvalidQuery, SearchHit, SearchIndex
+from docshelf.app.mcp import wire
+from docshelf.app.mcp.context import RequestContext
+from docshelf.app.mcp.params import CallToolParams, PageParams
+from docshelf.app.mcp.parts import PART_FORMATS
+from docshelf.app.mcp.resources import BEST, BEST_TEXT, ResourceService
+from docshelf.app.negotiation import shapes_output, tool_result_style
+from docshelf.converters import APPLICATION_JSON, APPLICATION_PDF, TEXT_MARKDOWN, TEXT_PLAIN
+from docshelf.storage.search import MAX_LIMIT, Filters, InvalidQuery, SearchHit, SearchIndex
 
 SEARCH = "search_documents"
 READ = "read_document"

@@ -14,7 +14,7 @@ import asyncio
 
 from starlette.types import Receive
 
-from app.mcp import wire
+from docshelf.app.mcp import wire
 
 
 class ClientGone(Exception):

@@ -14,7 +14,7 @@ from typing import Any
 
 from starlette.types import Scope
 
-from app.mcp import wire
+from docshelf.app.mcp import wire
 
 # streamable-http "Standard Request Headers": Mcp-Name mirrors params.name or params.uri.
 NAME_SOURCES = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri"}

@@ -18,12 +18,12 @@ import anyio.to_thread
 from starlette.responses import StreamingResponse
 from starlette.types import Receive, Scope, Send
 
-from app.mcp import codec, wire
-from app.mcp.kernel import Accepted, Incoming, Kernel, Outcome, Reply, Stream
-from app.mcp.sessions import LegacySession, Peer, SessionRegistry
-from app.transports.body import ClientGone, read_body
-from app.transports.headers import check_request_headers, request_headers
-from storage.events import EventBus
+from docshelf.app.mcp import codec, wire
+from docshelf.app.mcp.kernel import Accepted, Incoming, Kernel, Outcome, Reply, Stream
+from docshelf.app.mcp.sessions import LegacySession, Peer, SessionRegistry
+from docshelf.app.transports.body import ClientGone, read_body
+from docshelf.app.transports.headers import check_request_headers, request_headers
+from docshelf.storage.events import EventBus
 
 log = logging.getLogger(__name__)
 

@@ -22,8 +22,8 @@ from urllib.parse import urlsplit
 
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from app.mcp import wire
-from app.transports.headers import request_headers
+from docshelf.app.mcp import wire
+from docshelf.app.transports.headers import request_headers
 
 LOOPBACK_HOSTS = ("localhost", "127.0.0.1", "[::1]")
 

@@ -17,9 +17,9 @@ from typing import Any, BinaryIO, Protocol
 import anyio
 import anyio.abc
 
-from app.mcp import codec, wire
-from app.mcp.kernel import Incoming, Kernel, Reply, Stream
-from app.mcp.sessions import LegacySession, Peer
+from docshelf.app.mcp import codec, wire
+from docshelf.app.mcp.kernel import Incoming, Kernel, Reply, Stream
+from docshelf.app.mcp.sessions import LegacySession, Peer
 
 log = logging.getLogger(__name__)
 

@@ -13,7 +13,7 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from converters import ConversionResult, convert, document_schema
+from docshelf.converters import ConversionResult, convert, document_schema
 from tests.support.paths import CORPUS_PDF, SPEC
 
 ENCRYPTED_PDF = "libreoffice-writer-password.pdf"

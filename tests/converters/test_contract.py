@@ -9,7 +9,7 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from converters import (
+from docshelf.converters import (
     CONVERTERS,
     DERIVED_MIME_TYPES,
     ConversionError,
@@ -18,11 +18,11 @@ from converters import (
     convert,
     find_converter,
 )
-from converters.assemble import assemble
-from converters.base import Facts
-from converters.document import DocumentData, document_json
-from converters.docx import DOCX_MIME_TYPE
-from converters.mdmodel import Section
+from docshelf.converters.assemble import assemble
+from docshelf.converters.base import Facts
+from docshelf.converters.document import DocumentData, document_json
+from docshelf.converters.docx import DOCX_MIME_TYPE
+from docshelf.converters.mdmodel import Section
 
 from .conftest import CORPUS_PDF, READABLE_PDFS, SPEC, SPEC_PAGES, SPEC_SCHEMAS, Convert
 

@@ -9,8 +9,8 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from converters import ConversionError, convert
-from converters.csv_ import CsvConverter, read_rows, unique_keys
+from docshelf.converters import ConversionError, convert
+from docshelf.converters.csv_ import CsvConverter, read_rows, unique_keys
 
 
 def convert_file(path: Path, mime_type: str = "text/csv") -> dict[str, object]:

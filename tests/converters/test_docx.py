@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from converters import ConversionError, ConversionResult, convert
+from docshelf.converters import ConversionError, ConversionResult, convert
 
 W = "http://schemas.openxmlformats.org/wordprocessingml/2006/main"
 CONTENT_TYPES = """<?xml version="1.0" encoding="UTF-8" standalone="yes"?>

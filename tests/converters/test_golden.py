@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from converters import ConversionResult, convert
+from docshelf.converters import ConversionResult, convert
 from tests.support.paths import NEEDS_SHARED
 
 from .conftest import CORPUS_PDF, READABLE_PDFS, SPEC, Convert

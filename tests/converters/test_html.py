@@ -11,8 +11,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from converters import ConversionResult, convert
-from converters.htmlmd import html_to_markdown
+from docshelf.converters import ConversionResult, convert
+from docshelf.converters.htmlmd import html_to_markdown
 
 PAGE = """<!DOCTYPE html>
 <html lang="en-GB">

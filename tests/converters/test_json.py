@@ -9,8 +9,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from converters import ConversionError, convert
-from converters.json_ import JsonConverter
+from docshelf.converters import ConversionError, convert
+from docshelf.converters.json_ import JsonConverter
 
 from .conftest import SPEC, SPEC_SCHEMAS, Convert
 

@@ -8,11 +8,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from converters import ConversionError, convert
-from converters.frontmatter import parse_front_matter
-from converters.markdown import MarkdownConverter
-from converters.mdmodel import parse_markdown
-from converters.mdx import mdx_to_markdown
+from docshelf.converters import ConversionError, convert
+from docshelf.converters.frontmatter import parse_front_matter
+from docshelf.converters.markdown import MarkdownConverter
+from docshelf.converters.mdmodel import parse_markdown
+from docshelf.converters.mdx import mdx_to_markdown
 from tests.support.paths import NEEDS_SHARED
 
 from .conftest import SPEC, SPEC_PAGES, Convert

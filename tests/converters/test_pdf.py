@@ -8,9 +8,9 @@ import re
 
 import pytest
 
-from converters import ConversionError, convert
-from converters.base import APPLICATION_PDF
-from converters.pdf import PdfConverter
+from docshelf.converters import ConversionError, convert
+from docshelf.converters.base import APPLICATION_PDF
+from docshelf.converters.pdf import PdfConverter
 from tests.support.paths import FIXTURE_PDF, NEEDS_SHARED
 
 from .conftest import CORPUS_PDF, ENCRYPTED_PDF, READABLE_PDFS, Convert

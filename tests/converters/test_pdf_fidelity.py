@@ -18,8 +18,8 @@ from typing import Any
 import pytest
 from fpdf import FPDF
 
-from converters import ConversionResult, convert
-from converters.pdftables import Rule, fill, find_grids, rules_of_box
+from docshelf.converters import ConversionResult, convert
+from docshelf.converters.pdftables import Rule, fill, find_grids, rules_of_box
 from tests.support.paths import NEEDS_SHARED
 
 from .conftest import CORPUS_PDF, Convert

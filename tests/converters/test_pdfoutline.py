@@ -11,9 +11,9 @@ import pytest
 from pypdf import PdfReader, PdfWriter
 from pypdf.generic import DictionaryObject, NameObject, TextStringObject
 
-from converters.base import OutlineEntry
-from converters.pdfoutline import read_outline
-from converters.textutil import collapse_whitespace
+from docshelf.converters.base import OutlineEntry
+from docshelf.converters.pdfoutline import read_outline
+from docshelf.converters.textutil import collapse_whitespace
 
 from .conftest import CORPUS_PDF, READABLE_PDFS
 

@@ -15,9 +15,9 @@ import pytest
 from fpdf import FPDF
 from pypdf import PdfReader, PdfWriter
 
-from converters import convert
-from converters.fonts import coverage, system_fonts
-from converters.render_pdf import render_markdown_pdf
+from docshelf.converters import convert
+from docshelf.converters.fonts import coverage, system_fonts
+from docshelf.converters.render_pdf import render_markdown_pdf
 
 from .conftest import CORPUS_PDF
 

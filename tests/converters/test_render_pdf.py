@@ -9,9 +9,9 @@ from pathlib import Path
 import pypdf
 import pytest
 
-from converters.fonts import CORE_FONTS, coverage, fonts_in, system_fonts
-from converters.mdmodel import markdown_parser
-from converters.render_pdf import (
+from docshelf.converters.fonts import CORE_FONTS, coverage, fonts_in, system_fonts
+from docshelf.converters.mdmodel import markdown_parser
+from docshelf.converters.render_pdf import (
     RENDER_LIMIT_CHARS,
     render_markdown_pdf,
     render_text_pdf,

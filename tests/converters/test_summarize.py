@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from converters.textutil import collapse_whitespace, is_boilerplate, summarize
+from docshelf.converters.textutil import collapse_whitespace, is_boilerplate, summarize
 
 BOILERPLATE = [
     # Copyright and licence notices.

@@ -8,10 +8,15 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from converters import ConversionError, convert
-from converters.mdmodel import markdown_parser, parse_markdown
-from converters.text import TextConverter
-from converters.textutil import decode_text, escape_markdown_inline, summarize, text_to_markdown
+from docshelf.converters import ConversionError, convert
+from docshelf.converters.mdmodel import markdown_parser, parse_markdown
+from docshelf.converters.text import TextConverter
+from docshelf.converters.textutil import (
+    decode_text,
+    escape_markdown_inline,
+    summarize,
+    text_to_markdown,
+)
 
 # Characters as they come out of decode_text (no controls but tab and
 # newline), weighted towards what means something in Markdown.

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import pytest
 
-from converters import convert
-from converters.base import Facts
-from converters.peek import cheap_title
-from converters.textutil import is_boilerplate
+from docshelf.converters import convert
+from docshelf.converters.base import Facts
+from docshelf.converters.peek import cheap_title
+from docshelf.converters.textutil import is_boilerplate
 from tests.support.paths import NEEDS_SHARED
 
 from .conftest import CORPUS_PDF, READABLE_PDFS, Convert

@@ -29,7 +29,7 @@ def free_port() -> int:
 
 
 def docshelf_command(*args: str) -> list[str]:
-    return [sys.executable, "-m", "app", *args]
+    return [sys.executable, "-m", "docshelf.app", *args]
 
 
 def run_docshelf(

@@ -1,0 +1,73 @@
+"""The layout of DESIGN §3, held by reading the source: one namespace, data flowing one way.
+
+The folders of the design card (``app/``, ``storage/``, ``converters/``, ``migrations/``) install
+as ``docshelf.app``, ``docshelf.storage``, … (issue #11: generic top-level names like ``app``
+collide in site-packages). Because pytest puts the repository root on ``sys.path``, a stray
+``import app`` would still run in the tests and load a second copy of every module; these
+checks catch it before that happens.
+"""
+
+from __future__ import annotations
+
+import ast
+import tomllib
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+PACKAGES = ("app", "storage", "converters", "migrations")
+SOURCES = (*PACKAGES, "tests", "bench", "deploy")
+
+
+def python_files(*folders: str) -> Iterator[Path]:
+    for folder in folders:
+        yield from (path for path in (ROOT / folder).rglob("*.py") if "data" not in path.parts)
+
+
+def imported_modules(path: Path) -> Iterator[str]:
+    """Every absolute module name a file imports (``from . import`` stays relative: skipped)."""
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
+        if isinstance(node, ast.Import):
+            yield from (alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            yield node.module
+
+
+def test_every_package_folder_is_installed_under_the_docshelf_namespace() -> None:
+    listed = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]
+    folders = sorted(
+        "docshelf." + ".".join(init.parent.relative_to(ROOT).parts)
+        for package in PACKAGES
+        for init in (ROOT / package).rglob("__init__.py")
+    )
+    assert listed["package-dir"] == {"docshelf": "."}
+    assert sorted(listed["packages"]) == folders
+
+
+@pytest.mark.parametrize("folder", SOURCES)
+def test_nothing_imports_a_product_package_by_its_bare_name(folder: str) -> None:
+    bare = {
+        f"{path.relative_to(ROOT)}: {module}"
+        for path in python_files(folder)
+        for module in imported_modules(path)
+        if module.split(".")[0] in PACKAGES
+    }
+    assert not bare, "import these as docshelf.<package>"
+
+
+@pytest.mark.parametrize(
+    ("folder", "forbidden"),
+    [("converters", {"app", "storage"}), ("storage", {"app"})],
+)
+def test_data_flows_one_way(folder: str, forbidden: set[str]) -> None:
+    """DESIGN §3: files → converters → storage → app."""
+    upward = {
+        f"{path.relative_to(ROOT)}: {module}"
+        for path in python_files(folder)
+        for module in imported_modules(path)
+        if module.split(".")[0] in forbidden
+        or (module.startswith("docshelf.") and module.split(".")[1] in forbidden)
+    }
+    assert not upward
