@@ -22,6 +22,7 @@ from pydantic import ValidationError
 from docshelf.app import __version__
 from docshelf.app.desktop_config import add_config_command, run_config
 from docshelf.app.settings import Settings
+from docshelf.converters.library_logs import quiet_libraries
 
 if TYPE_CHECKING:
     from docshelf.app.index_output import RunReport
@@ -311,7 +312,7 @@ def configure_logging(settings: Settings) -> None:
         stream=sys.stderr,
         format=LOG_FORMAT,
     )
-    logging.getLogger("pypdf").setLevel(logging.ERROR)
+    quiet_libraries()
 
 
 def report_rendering_fonts(log_level: str) -> subprocess.Popen[bytes]:

@@ -13,7 +13,6 @@ salvaged files, fall back to pypdf's extraction.
 from __future__ import annotations
 
 import io
-import logging
 from collections.abc import Iterator
 from dataclasses import dataclass
 
@@ -42,11 +41,6 @@ from docshelf.converters.pdfmeta import READ_ERRORS, read_metadata
 from docshelf.converters.pdfoutline import read_outline
 from docshelf.converters.pdftext import extract_pages
 from docshelf.converters.textutil import summarize
-
-# pypdf logs a warning for every oddity of a damaged file and for each font it
-# cannot decode; for a server indexing other people's PDFs that is noise, not
-# news. Errors still get through.
-logging.getLogger("pypdf").setLevel(logging.ERROR)
 
 _PDF_MIME_TYPES = frozenset({APPLICATION_PDF, "application/x-pdf"})
 

@@ -25,7 +25,6 @@ runs of one style are then merged and shaped as a single left-to-right run
 from __future__ import annotations
 
 import html
-import logging
 import re
 import unicodedata
 from collections.abc import Sequence
@@ -45,10 +44,6 @@ from docshelf.converters.fonts import FontSet, coverage, fontconfig_fallbacks, s
 from docshelf.converters.htmltext import html_to_text
 from docshelf.converters.mdmodel import inline_text, markdown_parser
 from docshelf.converters.textutil import text_to_markdown
-
-# fpdf2 logs layout notes (unmatched tags, ignored attributes) per document;
-# they are not actionable for the server's operator.
-logging.getLogger("fpdf").setLevel(logging.ERROR)
 
 #: Markdown longer than this is cut at a block boundary before rendering: fpdf2
 #: lays out ~100 KB of text per second, and the full text is in the other variants.

@@ -36,6 +36,7 @@ from typing import Any
 from docshelf.converters import ConversionError, Facts, find_converter, offered_formats
 from docshelf.converters.base import Segment
 from docshelf.converters.detect import HEAD_BYTES, detect_mime
+from docshelf.converters.library_logs import quiet_libraries
 from docshelf.storage.shelves import FileBytes, NotRegularFile, OutsideShelf, Shelf
 from docshelf.storage.store import RepresentationStore, store_key
 
@@ -171,7 +172,7 @@ def _worker_main(connection: Connection, store_root: str, memory_bytes: int) -> 
         os.nice(WORKER_NICENESS)
     if memory_bytes > 0:
         resource.setrlimit(resource.RLIMIT_AS, (memory_bytes, memory_bytes))
-    logging.getLogger("pypdf").setLevel(logging.ERROR)
+    quiet_libraries()
     store = RepresentationStore(Path(store_root))
     _warm_up()
     connection.send(READY)
