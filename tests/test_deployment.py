@@ -9,7 +9,7 @@
   volume, loopback port published once, healthcheck, restart policy; only ``DOCSHELF_*``
   variables reach docshelf; the PostgreSQL start needs ``POSTGRES_PASSWORD`` (DESIGN D10).
 - Every ``DOCSHELF_*`` variable that the compose files, ``.env.example`` or the
-  Dockerfile set is a field of :class:`~app.settings.Settings`, and their values
+  Dockerfile set is a field of :class:`~docshelf.app.settings.Settings`, and their values
   validate; ``.env.example``'s other variables are the ones compose interpolates.
 - The Dockerfile's command is a real ``docshelf`` command line; its install steps are
   ``docs/deployment.md``'s; its rules (non-root user, healthcheck, pinned base, apt
@@ -61,6 +61,7 @@ from tests.support.paths import REPO
 from tests.support.sdk import as_a_desktop_client, names_once_listed
 from tests.support.servers import RunningServer, free_port, run_docshelf
 from tests.support.servers import child_env as clean_env
+from tests.support.settings import SETTING_VARIABLES, SETTINGS_PREFIX
 
 COMPOSE = REPO / "docker-compose.yml"
 COMPOSE_POSTGRES = REPO / "compose.postgres.yml"  # the PostgreSQL variant, over docker-compose.yml
@@ -73,7 +74,6 @@ README = REPO / "README.md"
 DESKTOP_CLIENTS_DOC = REPO / "docs" / "desktop-clients.md"
 COMPOSE_SCHEMA = Path(__file__).parent / "data" / "compose-spec" / "compose-spec.json"
 HEALTHCHECK_SCRIPT = REPO / "deploy" / "healthcheck.py"
-SETTINGS_PREFIX = "DOCSHELF_"
 # python-magic; the PDF renderer's fonts (DejaVu; CJK; the Arabic letters DejaVu lacks)
 SYSTEM_PACKAGES = {"libmagic1", "fonts-dejavu-core", "fonts-noto-cjk", "fonts-noto-ui-core"}
 
@@ -614,7 +614,7 @@ def test_compose_passes_only_docshelf_variables_to_docshelf(start: Start) -> Non
 
 def test_compose_lists_every_setting_a_deployer_may_set() -> None:
     """A new setting must be added to docker-compose.yml's list, or it never reaches docshelf."""
-    known = {f"{SETTINGS_PREFIX}{name.upper()}" for name in Settings.model_fields}
+    known = SETTING_VARIABLES
     listed = set(_environment(compose()["services"]["docshelf"]["environment"]))
     assert listed == known - FIXED_BY_THE_IMAGE, (
         sorted(known - FIXED_BY_THE_IMAGE - listed),
@@ -744,7 +744,7 @@ def test_compose_postgres_variant_points_docshelf_at_the_postgres_service() -> N
 
 
 def test_every_docshelf_variable_set_anywhere_is_a_setting() -> None:
-    known = {f"{SETTINGS_PREFIX}{name.upper()}" for name in Settings.model_fields}
+    known = SETTING_VARIABLES
     set_by: dict[str, set[str]] = {}
     for path in COMPOSE_FILES:
         for name, service in yaml.safe_load(path.read_text())["services"].items():

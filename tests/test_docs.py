@@ -27,6 +27,7 @@ from docshelf.app.settings import Settings
 from tests.support.markdown import PAGES, anchors, fenced_blocks, prose
 from tests.support.paths import REPO
 from tests.support.servers import child_env, serve
+from tests.support.settings import SETTING_VARIABLES
 
 README = REPO / "README.md"
 SHELL = {"sh", "bash", "shell", "console"}
@@ -141,13 +142,9 @@ def test_every_relative_link_lands_on_a_file_and_heading(page: Path) -> None:
             assert anchor in anchors(file.read_text()), f"{page_id(page)}: no heading #{anchor}"
 
 
-def setting_variables() -> set[str]:
-    return {f"DOCSHELF_{name.upper()}" for name in Settings.model_fields}
-
-
 def test_every_docshelf_variable_named_anywhere_is_a_setting() -> None:
     sources = [*PAGES, REPO / ".env.example", REPO / "docker-compose.yml", REPO / "Dockerfile"]
-    known = setting_variables() | DEVELOPMENT_VARIABLES
+    known = SETTING_VARIABLES | DEVELOPMENT_VARIABLES
     for source in sources:
         for name in set(re.findall(r"\bDOCSHELF_[A-Z_]+[A-Z]\b", source.read_text())):
             assert name in known, f"{source.relative_to(REPO)} names {name}, which is no setting"
@@ -156,7 +153,7 @@ def test_every_docshelf_variable_named_anywhere_is_a_setting() -> None:
 def test_every_setting_is_in_the_settings_table() -> None:
     table = (REPO / "docs" / "configuration.md").read_text()
     missing = {
-        name for name in setting_variables() - UNDOCUMENTED_SETTINGS if f"`{name}`" not in table
+        name for name in SETTING_VARIABLES - UNDOCUMENTED_SETTINGS if f"`{name}`" not in table
     }
     assert not missing, f"docs/configuration.md does not document {sorted(missing)}"
 
