@@ -10,6 +10,7 @@ checks catch it before that happens.
 from __future__ import annotations
 
 import ast
+import re
 import tomllib
 from collections.abc import Iterator
 from pathlib import Path
@@ -26,13 +27,20 @@ def python_files(*folders: str) -> Iterator[Path]:
         yield from (path for path in (ROOT / folder).rglob("*.py") if "data" not in path.parts)
 
 
+# An import statement inside a string: code run by ``python -c`` in a child process.
+IMPORT_IN_CODE = re.compile(r"(?:^|;)\s*(?:from|import) ([\w.]+)", re.MULTILINE)
+
+
 def imported_modules(path: Path) -> Iterator[str]:
-    """Every absolute module name a file imports (``from . import`` stays relative: skipped)."""
+    """Every absolute module name a file imports, in its code or in code it passes as a
+    string to another interpreter (``from . import`` stays relative: skipped)."""
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
         if isinstance(node, ast.Import):
             yield from (alias.name for alias in node.names)
         elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
             yield node.module
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str):
+            yield from IMPORT_IN_CODE.findall(node.value)
 
 
 def test_every_package_folder_is_installed_under_the_docshelf_namespace() -> None:

@@ -299,7 +299,7 @@ def test_a_latin_rendering_reads_no_fallback_font_in_a_fresh_process() -> None:
     # (a CJK cmap costs ~25 MB and 0.2 s in every conversion worker).
     code = (
         "from docshelf.converters.render_pdf import render_markdown_pdf; "
-        "from converters import fonts; "
+        "from docshelf.converters import fonts; "
         "render_markdown_pdf('# Plain\\n\\nLatin text, and code: `x = 1`.\\n'); "
         "print(fonts.coverage.cache_info().currsize)"
     )
