@@ -42,14 +42,9 @@ REPO = Path(__file__).resolve().parents[1]
 if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
-from tests.support.paths import CORPUS_PDF  # noqa: E402
-from tests.support.servers import (  # noqa: E402
-    RawClient,
-    child_env,
-    docshelf_command,
-    free_port,
-    stop,
-)
+from bench.docshelf_process import child_env, docshelf_command, free_port, stop  # noqa: E402
+from bench.modern_client import ModernClient  # noqa: E402
+from bench.shared import CORPUS_PDF  # noqa: E402
 
 WORDS = "The shelf lists every file at once and builds its formats after. " * 6
 
@@ -151,7 +146,7 @@ class Served:
     base: str
     started: float
     process: subprocess.Popen[bytes]
-    client: RawClient  # MCP requests, one kept-alive connection
+    client: ModernClient  # MCP requests, one kept-alive connection
 
     @property
     def url(self) -> str:
@@ -169,8 +164,7 @@ def served(shelf: Path, data: Path, **env: str) -> Iterator[Served]:
     started = time.perf_counter()
     process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, env=child_env(**env))
     base = f"http://127.0.0.1:{port}"
-    client = RawClient(f"{base}/mcp")
-    client.http.timeout = httpx.Timeout(120)
+    client = ModernClient(f"{base}/mcp", timeout=120)
     try:
         yield Served(base, started, process, client)
     finally:
@@ -180,7 +174,7 @@ def served(shelf: Path, data: Path, **env: str) -> Iterator[Served]:
 
 
 def _call(server: Served, method: str, params: dict[str, object]) -> dict:
-    """One 2026-07-28 request, as the tests' raw client sends it (``_meta``, headers)."""
+    """One 2026-07-28 request (``_meta``, headers), its JSON-RPC answer."""
     response: dict = server.client.modern(method, params).json()
     return response
 

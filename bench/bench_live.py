@@ -38,12 +38,13 @@ import mcp_types as types
 from mcp import Client
 from mcp.client.subscriptions import ResourcesListChanged, ResourceUpdated
 
-# tests.support.servers starts the real server; it lives in the checkout, not the wheel.
+# The bench package lives in the checkout, not the wheel: ``python bench/bench_live.py`` finds it.
 REPO = Path(__file__).resolve().parents[1]
 if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
-from tests.support.servers import MODERN, RawClient, RunningServer, modern_meta, serve  # noqa: E402
+from bench.docshelf_process import RunningServer, serve  # noqa: E402
+from bench.modern_client import MODERN, ModernClient, modern_meta  # noqa: E402
 
 SHELF = "shelf"  # the shelf's name is its folder's name
 EDIT_TIMEOUT = 30.0  # seconds for one notification; the watcher answers in well under one
@@ -150,7 +151,7 @@ def table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
 # -- the server side ------------------------------------------------------------------------
 
 
-def list_count(raw: RawClient) -> int:
+def list_count(raw: ModernClient) -> int:
     """Every resource the server lists, all pages."""
     count, cursor = 0, None
     for _ in range(10_000):
@@ -175,7 +176,7 @@ def metric_values(server: RunningServer) -> dict[str, float]:
 
 
 def wait_for_count(
-    raw: RawClient, expected: int, timeout: float, poll: float, started: float | None = None
+    raw: ModernClient, expected: int, timeout: float, poll: float, started: float | None = None
 ) -> tuple[bool, int, float | None]:
     """Poll until the listing shows ``expected``; also when it first moved (after ``started``)."""
     deadline = time.monotonic() + timeout
@@ -338,7 +339,7 @@ def make_bulk(source: Path, files: int, folders: int, md_share: float) -> tuple[
 def bulk_step(
     label: str,
     server: RunningServer,
-    raw: RawClient,
+    raw: ModernClient,
     counter: ListChangedCounter,
     change: Callable[[], None],
     files: int,
@@ -413,7 +414,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         original = len(ORIGINAL_FILES)
         extra = ("--page-size", "1000", "--workers", str(args.workers))
         with serve(shelf, data, *extra) as server:
-            raw = RawClient(server.url)
+            raw = ModernClient(server.url)
             if not wait_for_count(raw, original, 60, 0.2)[0]:
                 raise RuntimeError(f"the shelf did not list its {original} files:\n{server.log()}")
             print(

@@ -73,7 +73,6 @@ import importlib.util
 import io
 import json
 import logging
-import os
 import re
 import sys
 import textwrap
@@ -89,22 +88,11 @@ from pypdf import PasswordType, PdfReader
 
 from bench.bench_convert import pdfium_page_texts
 from bench.quality_docs import BuiltDocument, Truth, build_all
+from bench.shared import CORPUS_PDF
 from docshelf.converters import ConversionError, convert
 
-
-def _shared() -> Path:
-    """$DOCSHELF_SHARED, else the first ``shared`` folder beside the checkout or above it
-    (a worktree at ``/work/wt/NAME`` finds ``/work/shared``)."""
-    if "DOCSHELF_SHARED" in os.environ:
-        return Path(os.environ["DOCSHELF_SHARED"])
-    parents = Path(__file__).resolve().parents
-    candidates = [parent / "shared" for parent in parents[2:4]]
-    return next((c for c in candidates if c.is_dir()), candidates[0])
-
-
-SHARED = _shared()
 T = TypeVar("T")
-DEFAULT_PDF_DIR = SHARED / "corpus" / "pdf"
+DEFAULT_PDF_DIR = CORPUS_PDF
 
 MEASURES = ("headings", "tables", "links", "code", "lists", "symbols", "words", "title", "leaks")
 LOWER_IS_BETTER = frozenset({"leaks"})

@@ -5,9 +5,11 @@ authority; ``path`` is the store-relative POSIX path, percent-encoded segment by
 segment (RFC 3986 §3.3). A URI depends only on the shelf name and the relative
 path, so it is stable across restarts and reindexing.
 
-Parsing is strict: anything that is not exactly what :func:`build_uri` would
-produce for some valid path is refused, so a URI can never name a file outside
-its shelf (no ``..``, no empty or ``.`` segments, no encoded slashes or NULs).
+A URI is never parsed back into a path: the server looks the exact string up
+in the index, which holds only what :func:`build_uri` made for files found on
+a shelf. Any other spelling (``..``, empty or ``.`` segments, encoded slashes,
+lower-case escapes) is simply not found, so no URI can name a file outside its
+shelf, and :func:`build_uri` refuses paths that would make such segments.
 
 File names are whatever the file system allows. A name with a backslash, a
 newline or another control character is served under its percent-encoded URI
@@ -19,8 +21,7 @@ the reason ``invalid_name`` and serves the rest of the shelf (issue 16, item 5).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
-from urllib.parse import quote, unquote
+from urllib.parse import quote
 
 SCHEME = "docshelf"
 PREFIX = f"{SCHEME}://"
@@ -35,19 +36,7 @@ _FORBIDDEN_IN_SEGMENT = re.compile(r"[\x00/]")
 
 
 class InvalidUri(ValueError):
-    """The string is not a docshelf resource URI."""
-
-
-@dataclass(frozen=True, slots=True)
-class ResourceAddress:
-    """Where a resource lives: a shelf name and a relative POSIX path."""
-
-    shelf: str
-    path: str
-
-    @property
-    def uri(self) -> str:
-        return build_uri(self.shelf, self.path)
+    """A shelf name or path that no docshelf resource URI can carry."""
 
 
 def is_valid_shelf_name(name: str) -> bool:
@@ -86,29 +75,6 @@ def build_uri(shelf: str, path: str) -> str:
         raise InvalidUri(f"invalid shelf name {shelf!r}")
     segments = _check_segments(path)
     return PREFIX + shelf + "/" + "/".join(quote(s, safe=_SEGMENT_SAFE) for s in segments)
-
-
-def parse_uri(uri: str) -> ResourceAddress:
-    """Split a docshelf URI into shelf and path; raise :class:`InvalidUri` if it is not one."""
-    if not isinstance(uri, str) or not uri.startswith(PREFIX):
-        raise InvalidUri(f"not a {SCHEME}:// URI: {uri!r}")
-    rest = uri[len(PREFIX) :]
-    shelf, sep, encoded = rest.partition("/")
-    if not sep or not encoded:
-        raise InvalidUri(f"URI has no path: {uri!r}")
-    if "?" in encoded or "#" in encoded:
-        raise InvalidUri(f"URI must not have a query or fragment: {uri!r}")
-    try:
-        segments = [unquote(s, errors="strict") for s in encoded.split("/")]
-    except UnicodeDecodeError as exc:
-        raise InvalidUri(f"URI path is not valid UTF-8: {uri!r}") from exc
-    path = "/".join(segments)
-    if len(segments) != len(path.split("/")):
-        raise InvalidUri(f"encoded slash in URI path: {uri!r}")
-    address = ResourceAddress(shelf, path)
-    if address.uri != uri:  # also validates the shelf name and every segment
-        raise InvalidUri(f"URI is not in canonical form (expected {address.uri!r})")
-    return address
 
 
 def document_of(uri: str) -> str:

@@ -43,8 +43,6 @@ class ShelfWatcher:
         self.observer = observer
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
-        self.batches = 0
-        self.last_batch_at: float | None = None
 
     def _locate(self, raw_path: str) -> tuple[Shelf, str] | None:
         path = Path(raw_path)
@@ -83,8 +81,6 @@ class ShelfWatcher:
                 report.changed,
                 report.removed,
             )
-        self.batches += 1
-        self.last_batch_at = time.time()
 
     def _run(self) -> None:
         roots = [str(shelf.root) for shelf in self.shelves]

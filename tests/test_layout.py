@@ -67,10 +67,11 @@ def test_nothing_imports_a_product_package_by_its_bare_name(folder: str) -> None
 
 @pytest.mark.parametrize(
     ("folder", "forbidden"),
-    [("converters", {"app", "storage"}), ("storage", {"app"})],
+    [("converters", {"app", "storage"}), ("storage", {"app"}), ("bench", {"tests"})],
 )
 def test_data_flows_one_way(folder: str, forbidden: set[str]) -> None:
-    """DESIGN §3: files → converters → storage → app."""
+    """DESIGN §3: files → converters → storage → app. Benchmarks stand on their own: they
+    run the product as a user does and bring their own harness, never the tests' helpers."""
     upward = {
         f"{path.relative_to(ROOT)}: {module}"
         for path in python_files(folder)

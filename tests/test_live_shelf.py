@@ -12,6 +12,8 @@ import re
 import shutil
 import time
 from collections.abc import Iterator
+from contextlib import AsyncExitStack
+from functools import partial
 from pathlib import Path
 
 import anyio
@@ -107,17 +109,26 @@ async def test_2025_subscribe_gets_updated_on_the_session_stream(live: RunningSe
 
 
 async def test_2025_list_changed_reaches_every_session_stream(live: RunningServer) -> None:
-    changed = anyio.Event()
+    sessions = 3
+    changed = [anyio.Event() for _ in range(sessions)]
 
-    async def on_message(message: object) -> None:
+    async def on_message(heard: anyio.Event, message: object) -> None:
         if isinstance(message, types.ResourceListChangedNotification):
-            changed.set()
+            heard.set()
 
-    async with http_client(live.url, LEGACY, message_handler=on_message):
-        await anyio.sleep(0.5)
+    before = active_listeners(live)
+    async with AsyncExitStack() as stack:
+        for event in changed:
+            client = http_client(live.url, LEGACY, message_handler=partial(on_message, event))
+            await stack.enter_async_context(client)
+        with anyio.fail_after(WAIT):  # each SDK session opens its GET stream in the background
+            while await anyio.to_thread.run_sync(active_listeners, live) < before + sessions:
+                await anyio.sleep(0.1)
         (live.shelf / "added.txt").write_text("hello\n")
-        with anyio.fail_after(WAIT):
-            await changed.wait()
+        with anyio.move_on_after(WAIT):
+            for event in changed:
+                await event.wait()
+    assert [event.is_set() for event in changed] == [True] * sessions
 
 
 async def test_stdio_both_eras_hear_about_changes(tmp_path: Path) -> None:
@@ -281,8 +292,12 @@ def test_legacy_streams_end_with_their_session_and_leave_nothing_behind(
             time.sleep(0.1)
         assert active_listeners(live) == before + 1
         # DELETE ends the session and, with it, its open stream (the server closes it).
+        deleted = time.monotonic()
         assert raw.http.delete(live.url, headers={"Mcp-Session-Id": session}).status_code == 204
-        assert list(stream.iter_lines()) is not None
+        messages = [line for line in stream.iter_lines() if line.startswith("data:")]
+        ended_after = time.monotonic() - deleted
+    assert messages == []  # nothing changed on the shelf: the stream ends without a word
+    assert ended_after < 5  # closed with the session, not at the next keep-alive (15 s)
     for _ in range(50):
         if active_listeners(live) == before:
             break
