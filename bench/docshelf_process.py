@@ -1,9 +1,11 @@
-"""``docshelf`` processes for the benchmarks, started as a user starts them.
+"""``docshelf`` processes started as a user starts them, for benchmarks and tests.
 
 Every benchmark that times the server runs the real ``docshelf`` command in a
 child process, on a loopback port of its own, with none of the caller's
 ``DOCSHELF_*`` variables: the figures are those of a fresh install, whatever the
-shell running the benchmark has set.
+shell running the benchmark has set. The tests start their servers the same way
+(``tests/support/servers.py`` builds on this module); the benchmarks import
+nothing from the tests.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -54,6 +56,8 @@ class RunningServer:
     url: str  # the MCP endpoint
     base: str
     process: subprocess.Popen[bytes]
+    shelf: Path
+    data_dir: Path
     log_path: Path
 
     def log(self) -> str:
@@ -62,28 +66,36 @@ class RunningServer:
 
 @contextmanager
 def serve(
-    shelf: Path, data_dir: Path, *extra_args: str, ready_timeout: float = 120.0
+    shelf: Path,
+    data_dir: Path,
+    *extra_args: str,
+    ready_timeout: float = 120.0,
+    env: dict[str, str] | None = None,
+    roots: Sequence[str] | None = None,
+    formats_built: bool = True,
 ) -> Iterator[RunningServer]:
-    """``docshelf serve`` once its catalog is current and every format is built.
+    """A real ``docshelf serve`` on loopback, once its catalog is current.
 
-    Waiting for an empty conversion backlog keeps background conversion out of
-    whatever is measured next.
+    ``formats_built``: also wait until the background conversion backlog is
+    empty, so every document's formats are settled and background conversion
+    stays out of whatever is measured or checked next.
     """
     port = free_port()
     data_dir.mkdir(parents=True, exist_ok=True)
     log_path = data_dir / f"server-{port}.log"
+    root_args = [a for r in (roots or [str(shelf)]) for a in ("--root", r)]
     command = docshelf_command(
-        "serve", "--root", str(shelf), "--data-dir", str(data_dir), "--port", str(port)
+        "serve", *root_args, "--data-dir", str(data_dir), "--port", str(port), *extra_args
     )
     with log_path.open("wb") as log_file:
         process = subprocess.Popen(
-            [*command, *extra_args], stdout=log_file, stderr=subprocess.STDOUT, env=child_env()
+            command, stdout=log_file, stderr=subprocess.STDOUT, env=env or child_env()
         )
     base = f"http://127.0.0.1:{port}"
-    server = RunningServer(f"{base}/mcp", base, process, log_path)
+    server = RunningServer(f"{base}/mcp", base, process, shelf, data_dir, log_path)
     try:
         deadline = time.monotonic() + ready_timeout
-        while not _ready(base):
+        while not _ready(base, formats_built):
             if process.poll() is not None:
                 raise RuntimeError(f"docshelf exited with {process.returncode}:\n{server.log()}")
             if time.monotonic() > deadline:
@@ -94,10 +106,12 @@ def serve(
         stop(process)
 
 
-def _ready(base: str) -> bool:
-    """Whether ``/readyz`` says the catalog is current and no conversion is left."""
+def _ready(base: str, formats_built: bool) -> bool:
+    """Whether ``/readyz`` says the catalog is current (and, if asked, no conversion is left)."""
     try:
         ready = httpx.get(f"{base}/readyz", timeout=2)
     except httpx.TransportError:
         return False
-    return ready.status_code == 200 and ready.json()["conversion_backlog"] == 0
+    return ready.status_code == 200 and (
+        not formats_built or ready.json()["conversion_backlog"] == 0
+    )

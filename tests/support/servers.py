@@ -1,18 +1,39 @@
-"""Real docshelf processes for tests: ``docshelf serve`` on a free loopback port."""
+"""Real docshelf processes for tests: ``docshelf serve`` on a free loopback port, and a
+hand-made JSON-RPC client for what an SDK would never send."""
 
 from __future__ import annotations
 
-import os
-import socket
 import subprocess
-import sys
-import time
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
-from dataclasses import dataclass
 from pathlib import Path
 
 import httpx
+
+# One way to start docshelf as a user does, shared with the benchmarks (which import
+# nothing from the tests): re-exported here for the tests.
+from bench.docshelf_process import (
+    RunningServer,
+    child_env,
+    docshelf_command,
+    free_port,
+    serve,
+    stop,
+)
+
+__all__ = [
+    "CLIENT_INFO",
+    "LEGACY",
+    "MODERN",
+    "NOT_FOUND",
+    "RawClient",
+    "RunningServer",
+    "child_env",
+    "docshelf_command",
+    "free_port",
+    "modern_meta",
+    "run_docshelf",
+    "serve",
+    "stop",
+]
 
 MODERN = "2026-07-28"
 LEGACY = "2025-11-25"
@@ -20,16 +41,6 @@ LEGACY = "2025-11-25"
 # 2026-07-28 server/resources "Error Handling" -32602.
 NOT_FOUND = {MODERN: -32602, LEGACY: -32002}
 CLIENT_INFO = {"name": "docshelf-tests", "version": "1.0"}
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-def docshelf_command(*args: str) -> list[str]:
-    return [sys.executable, "-m", "docshelf.app", *args]
 
 
 def run_docshelf(
@@ -47,84 +58,6 @@ def run_docshelf(
         env=env or child_env(),
         cwd=cwd,
     )
-
-
-def stop(process: subprocess.Popen[bytes], timeout: float = 15) -> None:
-    """SIGTERM, then SIGKILL if the process has not exited within ``timeout`` seconds."""
-    process.terminate()
-    try:
-        process.wait(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        process.kill()
-        process.wait()
-
-
-def child_env(**extra: str) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("DOCSHELF_")}
-    env.update(extra)
-    return env
-
-
-@dataclass
-class RunningServer:
-    url: str  # the MCP endpoint
-    base: str
-    process: subprocess.Popen[bytes]
-    shelf: Path
-    data_dir: Path
-    log_path: Path
-
-    def log(self) -> str:
-        return self.log_path.read_text(errors="replace")
-
-
-@contextmanager
-def serve(
-    shelf: Path,
-    data_dir: Path,
-    *extra_args: str,
-    ready_timeout: float = 120.0,
-    env: dict[str, str] | None = None,
-    roots: Sequence[str] | None = None,
-    formats_built: bool = True,
-) -> Iterator[RunningServer]:
-    """A real ``docshelf serve`` on loopback, once its catalog is current.
-
-    ``formats_built``: also wait until the background conversion backlog is
-    empty, so a test sees every document's formats (facts, sizes) settled.
-    """
-    port = free_port()
-    log_path = data_dir / f"server-{port}.log"
-    data_dir.mkdir(parents=True, exist_ok=True)
-    root_args = [a for r in (roots or [str(shelf)]) for a in ("--root", r)]
-    command = docshelf_command(
-        "serve", *root_args, "--data-dir", str(data_dir), "--port", str(port), *extra_args
-    )
-    with log_path.open("wb") as log_file:
-        process = subprocess.Popen(
-            command, stdout=log_file, stderr=subprocess.STDOUT, env=env or child_env()
-        )
-    base = f"http://127.0.0.1:{port}"
-    server = RunningServer(f"{base}/mcp", base, process, shelf, data_dir, log_path)
-    try:
-        deadline = time.monotonic() + ready_timeout
-        while True:
-            if process.poll() is not None:
-                raise RuntimeError(f"docshelf exited with {process.returncode}:\n{server.log()}")
-            try:
-                ready = httpx.get(f"{base}/readyz", timeout=2)
-                if ready.status_code == 200 and (
-                    not formats_built or ready.json()["conversion_backlog"] == 0
-                ):
-                    break
-            except httpx.TransportError:
-                pass
-            if time.monotonic() > deadline:
-                raise RuntimeError(f"docshelf was not ready in {ready_timeout}s:\n{server.log()}")
-            time.sleep(0.1)
-        yield server
-    finally:
-        stop(process)
 
 
 def modern_meta(capabilities: dict | None = None) -> dict:
