@@ -26,7 +26,7 @@ from docshelf.converters.base import (
     base_mime_type,
 )
 from docshelf.converters.document import DocumentData, document_json
-from docshelf.converters.mdmodel import Table
+from docshelf.converters.markdown.model import Table
 from docshelf.converters.render import render_markdown_pdf
 from docshelf.converters.textutil import check_size, decode_text, markdown_heading, markdown_table
 

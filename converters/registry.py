@@ -20,11 +20,11 @@ from docshelf.converters.base import (
     base_mime_type,
 )
 from docshelf.converters.csv_ import CsvConverter
-from docshelf.converters.docx import DocxConverter
-from docshelf.converters.html import HtmlConverter
+from docshelf.converters.html.converter import HtmlConverter
+from docshelf.converters.html.docx import DocxConverter
 from docshelf.converters.json_ import JsonConverter
-from docshelf.converters.markdown import MarkdownConverter
-from docshelf.converters.pdf import PdfConverter
+from docshelf.converters.markdown.converter import MarkdownConverter
+from docshelf.converters.pdf.converter import PdfConverter
 from docshelf.converters.text import TextConverter
 
 CONVERTERS: tuple[Converter, ...] = (

@@ -19,7 +19,7 @@ from docshelf.converters.base import (
     base_mime_type,
 )
 from docshelf.converters.document import document_json, from_markdown
-from docshelf.converters.mdmodel import parse_markdown
+from docshelf.converters.markdown.model import parse_markdown
 from docshelf.converters.parts import section_segments
 from docshelf.converters.render import render_markdown_pdf
 from docshelf.converters.textutil import (

@@ -300,7 +300,7 @@ class ConversionPool:
             [
                 "docshelf.storage.forkserver_init",
                 "docshelf.storage.conversion",
-                "docshelf.converters.render_pdf",
+                "docshelf.converters.render.pdf",
             ]
         )
         _start_forkserver()

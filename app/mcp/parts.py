@@ -27,7 +27,7 @@ from urllib.parse import unquote
 
 from docshelf.converters import APPLICATION_JSON, APPLICATION_PDF, TEXT_MARKDOWN, TEXT_PLAIN
 from docshelf.converters.base import OutlineEntry
-from docshelf.converters.markdown import MarkdownConverter
+from docshelf.converters.markdown.converter import MarkdownConverter
 from docshelf.converters.parts import (
     MAX_PART_PAGES,
     outline_parts,

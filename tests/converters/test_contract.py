@@ -21,8 +21,8 @@ from docshelf.converters import (
 from docshelf.converters.assemble import assemble
 from docshelf.converters.base import Facts
 from docshelf.converters.document import DocumentData, document_json
-from docshelf.converters.docx import DOCX_MIME_TYPE
-from docshelf.converters.mdmodel import Section
+from docshelf.converters.html.docx import DOCX_MIME_TYPE
+from docshelf.converters.markdown.model import Section
 
 from .conftest import CORPUS_PDF, READABLE_PDFS, SPEC, SPEC_PAGES, SPEC_SCHEMAS, Convert
 

@@ -9,10 +9,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from docshelf.converters import ConversionError, convert
-from docshelf.converters.frontmatter import parse_front_matter
-from docshelf.converters.markdown import MarkdownConverter
-from docshelf.converters.mdmodel import parse_markdown
-from docshelf.converters.mdx import mdx_to_markdown
+from docshelf.converters.markdown.converter import MarkdownConverter
+from docshelf.converters.markdown.frontmatter import parse_front_matter
+from docshelf.converters.markdown.mdx import mdx_to_markdown
+from docshelf.converters.markdown.model import parse_markdown
 from tests.support.paths import NEEDS_SHARED
 
 from .conftest import SPEC, SPEC_PAGES, Convert

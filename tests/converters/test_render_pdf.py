@@ -9,9 +9,9 @@ from pathlib import Path
 import pypdf
 import pytest
 
-from docshelf.converters.fonts import CORE_FONTS, coverage, fonts_in, system_fonts
-from docshelf.converters.mdmodel import markdown_parser
-from docshelf.converters.render_pdf import (
+from docshelf.converters.markdown.model import markdown_parser
+from docshelf.converters.render.fonts import CORE_FONTS, coverage, fonts_in, system_fonts
+from docshelf.converters.render.pdf import (
     RENDER_LIMIT_CHARS,
     render_markdown_pdf,
     render_text_pdf,

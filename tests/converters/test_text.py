@@ -9,7 +9,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from docshelf.converters import ConversionError, convert
-from docshelf.converters.mdmodel import markdown_parser, parse_markdown
+from docshelf.converters.markdown.model import markdown_parser, parse_markdown
 from docshelf.converters.text import TextConverter
 from docshelf.converters.textutil import (
     decode_text,

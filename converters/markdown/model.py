@@ -18,8 +18,8 @@ from markdown_it.token import Token
 from mdit_py_plugins.front_matter import front_matter_plugin
 
 from docshelf.converters.base import OutlineEntry
-from docshelf.converters.frontmatter import parse_front_matter
-from docshelf.converters.htmltext import html_to_text
+from docshelf.converters.html.text import html_to_text
+from docshelf.converters.markdown.frontmatter import parse_front_matter
 from docshelf.converters.textutil import collapse_whitespace, is_boilerplate
 
 #: How many top-level blocks :attr:`MarkdownDocument.opening` keeps.
@@ -87,7 +87,7 @@ class MarkdownDocument:
     first_paragraph: str | None
     #: The tokens of the first :data:`OPENING_BLOCKS` top-level blocks: how the
     #: document presents itself (logo, name, badges, first prose), read for its
-    #: title and description by :mod:`converters.markdown`.
+    #: title and description by :mod:`converters.markdown.converter`.
     opening: tuple[Token, ...] = field(default=(), compare=False, repr=False)
 
     @property

@@ -26,9 +26,9 @@ from docshelf.converters.base import (
     base_mime_type,
 )
 from docshelf.converters.document import document_json, from_markdown
-from docshelf.converters.htmltext import html_to_text
-from docshelf.converters.mdmodel import MarkdownDocument, inline_text, parse_markdown
-from docshelf.converters.mdx import mdx_to_markdown
+from docshelf.converters.html.text import html_to_text
+from docshelf.converters.markdown.mdx import mdx_to_markdown
+from docshelf.converters.markdown.model import MarkdownDocument, inline_text, parse_markdown
 from docshelf.converters.parts import section_segments
 from docshelf.converters.render import render_markdown_pdf
 from docshelf.converters.textutil import check_size, collapse_whitespace, decode_text, summarize

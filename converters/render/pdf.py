@@ -6,7 +6,7 @@ raises on links without a destination, and its core fonts cannot encode
 non-Latin-1 text. So the HTML it gets is written here, from the token stream,
 with only tags we chose: no images (their alt text instead), links only to
 ``http(s)``/``mailto``, raw HTML reduced to its text, table cells as plain
-text. Fonts are DejaVu Sans/Mono with fallbacks (see :mod:`converters.fonts`);
+text. Fonts are DejaVu Sans/Mono with fallbacks (see :mod:`converters.render.fonts`);
 characters no font has become U+FFFD (or ``?`` with the core fonts).
 
 Each top-level block is rendered on its own; a block fpdf2 cannot lay out
@@ -39,10 +39,10 @@ from fpdf.html import HTML2FPDF
 from fpdf.line_break import Fragment
 from markdown_it.token import Token
 
-from docshelf.converters import fontcache
-from docshelf.converters.fonts import FontSet, coverage, fontconfig_fallbacks, system_fonts
-from docshelf.converters.htmltext import html_to_text
-from docshelf.converters.mdmodel import inline_text, markdown_parser
+from docshelf.converters.html.text import html_to_text
+from docshelf.converters.markdown.model import inline_text, markdown_parser
+from docshelf.converters.render import fontcache
+from docshelf.converters.render.fonts import FontSet, coverage, fontconfig_fallbacks, system_fonts
 from docshelf.converters.textutil import text_to_markdown
 
 #: Markdown longer than this is cut at a block boundary before rendering: fpdf2
@@ -113,7 +113,7 @@ def render_markdown_pdf(
 
     ``title`` becomes the PDF's /Title and, unless the document opens with a
     level-1 heading, a heading on the first page. ``fonts`` defaults to the
-    fonts found on this machine (:func:`converters.fonts.system_fonts`).
+    fonts found on this machine (:func:`converters.render.fonts.system_fonts`).
     """
     font_set = system_fonts() if fonts is None else fonts
     source = truncate_for_rendering(markdown.expandtabs(4))
@@ -254,7 +254,7 @@ class _ShelfPDF(FPDF):
 
     A typical page needs two or three of the eight DejaVu faces, so they are
     added when ``set_font`` first asks; each file is parsed once per process
-    (:mod:`converters.fontcache`), but embedding a face still costs ~20 ms.
+    (:mod:`converters.render.fontcache`), but embedding a face still costs ~20 ms.
 
     Blocks with right-to-left or complex-script text are written with text
     shaping on, and all their text goes through fpdf2's bidi algorithm (see the

@@ -3,7 +3,7 @@
 mammoth (BSD-2, pure Python, actively maintained) maps Word styles to
 headings, lists and tables instead of copying visual formatting, which is
 exactly the structure the other formats need; its HTML then takes the HTML
-path (:func:`converters.html.convert_html`). Images are left out (no data URIs
+path (:func:`converters.html.converter.convert_html`). Images are left out (no data URIs
 bloating the Markdown) and external files are never read. Title, author and
 dates come from the package's core properties (``docProps/core.xml``).
 
@@ -32,7 +32,7 @@ from xml.etree import ElementTree
 import mammoth
 
 from docshelf.converters.base import ConversionError, ConversionResult, base_mime_type
-from docshelf.converters.html import convert_html
+from docshelf.converters.html.converter import convert_html
 from docshelf.converters.textutil import check_size, collapse_whitespace
 
 DOCX_MIME_TYPE = "application/vnd.openxmlformats-officedocument.wordprocessingml.document"
@@ -155,7 +155,7 @@ class _Lead(HTMLParser):
 
     mammoth writes the body as a flat run of ``p``, ``h1``-``h6``, lists and
     tables; a paragraph at the top of that run is body text, one inside a
-    list or a table is not (nor is it to :mod:`converters.mdmodel`).
+    list or a table is not (nor is it to :mod:`converters.markdown.model`).
     """
 
     def __init__(self) -> None:

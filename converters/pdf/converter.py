@@ -1,12 +1,12 @@
 """PDF sources: text per page (PDFium), metadata, outline, recovered structure (pypdf).
 
 Derived: text/plain (page texts), text/markdown (structure recovered, see
-:mod:`converters.pdfmarkdown`), application/json (pages). pypdf opens the file
+:mod:`converters.pdf.markdown`), application/json (pages). pypdf opens the file
 and owns its structure: encryption, page tree, metadata, outline. Encrypted
 files are opened with the empty user password when that works (owner-password-
 only files), else refused as ``"encrypted"``. A file whose page tree is damaged
 is salvaged by scanning its objects for pages. Page text comes from PDFium
-(:mod:`converters.pdftext`, 20-30x faster); pages PDFium cannot read, and
+(:mod:`converters.pdf.text`, 20-30x faster); pages PDFium cannot read, and
 salvaged files, fall back to pypdf's extraction.
 """
 
@@ -32,14 +32,14 @@ from docshelf.converters.base import (
     base_mime_type,
 )
 from docshelf.converters.document import DocumentData, Page, document_json
-from docshelf.converters.mdmodel import parse_markdown
+from docshelf.converters.markdown.model import parse_markdown
 from docshelf.converters.parts import page_segments
-from docshelf.converters.pdfglyphs import GlyphNames
-from docshelf.converters.pdflayout import PageLayout, empty_layout, extract_layout, lay_out
-from docshelf.converters.pdfmarkdown import pdf_markdown
-from docshelf.converters.pdfmeta import READ_ERRORS, read_metadata
-from docshelf.converters.pdfoutline import read_outline
-from docshelf.converters.pdftext import extract_pages
+from docshelf.converters.pdf.glyphs import GlyphNames
+from docshelf.converters.pdf.layout import PageLayout, empty_layout, extract_layout, lay_out
+from docshelf.converters.pdf.markdown import pdf_markdown
+from docshelf.converters.pdf.meta import READ_ERRORS, read_metadata
+from docshelf.converters.pdf.outline import read_outline
+from docshelf.converters.pdf.text import extract_pages
 from docshelf.converters.textutil import summarize
 
 _PDF_MIME_TYPES = frozenset({APPLICATION_PDF, "application/x-pdf"})

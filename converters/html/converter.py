@@ -1,6 +1,6 @@
 """HTML sources.
 
-Derived: text/markdown (see :mod:`converters.htmlmd`), and from that Markdown
+Derived: text/markdown (see :mod:`converters.html.markdown`), and from that Markdown
 text/plain (the visible text), application/json (sections, links, tables) and
 application/pdf (rendered; images are never fetched).
 """
@@ -19,9 +19,9 @@ from docshelf.converters.base import (
     base_mime_type,
 )
 from docshelf.converters.document import document_json, from_markdown
-from docshelf.converters.htmlmd import html_to_markdown
-from docshelf.converters.markdown import markdown_facts
-from docshelf.converters.mdmodel import parse_markdown
+from docshelf.converters.html.markdown import html_to_markdown
+from docshelf.converters.markdown.converter import markdown_facts
+from docshelf.converters.markdown.model import parse_markdown
 from docshelf.converters.parts import section_segments
 from docshelf.converters.render import render_markdown_pdf
 from docshelf.converters.textutil import check_size, decode_text, markdown_heading
