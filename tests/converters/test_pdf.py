@@ -10,7 +10,8 @@ import pytest
 
 from docshelf.converters import ConversionError, convert
 from docshelf.converters.base import APPLICATION_PDF
-from docshelf.converters.pdf import PdfConverter
+from docshelf.converters.library_logs import quiet_libraries
+from docshelf.converters.pdf.converter import PdfConverter
 from tests.support.paths import FIXTURE_PDF, NEEDS_SHARED
 
 from .conftest import CORPUS_PDF, ENCRYPTED_PDF, READABLE_PDFS, Convert
@@ -67,6 +68,7 @@ def test_damaged_xref_is_repaired_and_pypdf_warnings_stay_out_of_the_log(
     data = (FIXTURE_PDF / "minimal-document.pdf").read_bytes()
     position = data.rfind(b"startxref")
     damaged = data[:position] + re.sub(rb"startxref\s+\d+", b"startxref\n123", data[position:])
+    quiet_libraries()  # as every conversion worker does when it starts
     with caplog.at_level(logging.DEBUG):
         result = convert(damaged, "application/pdf", "damaged.pdf")
     assert result.facts.page_count == 1
