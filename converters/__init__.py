@@ -15,6 +15,7 @@ from docshelf.converters.base import (
     ConversionResult,
     Converter,
     Facts,
+    FailureReason,
     OutlineEntry,
     Representation,
 )
@@ -34,6 +35,7 @@ __all__ = [
     "ConversionResult",
     "Converter",
     "Facts",
+    "FailureReason",
     "OutlineEntry",
     "Representation",
     "convert",

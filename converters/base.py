@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
+from enum import StrEnum
 from functools import cached_property
 from typing import Protocol, runtime_checkable
 
@@ -21,8 +22,41 @@ APPLICATION_PDF = "application/pdf"
 #: The formats every document is offered in (DESIGN D4), besides its original.
 DERIVED_MIME_TYPES: tuple[str, ...] = (TEXT_PLAIN, TEXT_MARKDOWN, APPLICATION_JSON, APPLICATION_PDF)
 
-#: The ``reason`` values a :class:`ConversionError` may carry.
-ERROR_REASONS = frozenset({"encrypted", "corrupt", "too_large", "unsupported"})
+
+class FailureReason(StrEnum):
+    """Why a document has no derived formats: the ``error_reason`` the index stores.
+
+    A StrEnum, so what is stored and reported is the plain string it always was.
+    Converters raise the first four (:class:`ConversionError`); the conversion
+    runner, ``storage.conversion``, records the others for what happens around a
+    converter: a file it cannot read, a worker that overruns or dies, a bug.
+    """
+
+    #: The document needs a password (converters: PDF).
+    ENCRYPTED = "encrypted"
+    #: The parser could not make sense of the bytes (converters).
+    CORRUPT = "corrupt"
+    #: Over a size cap (converters, the runner's read cap), or out of memory (the runner).
+    TOO_LARGE = "too_large"
+    #: No converter reads it, or it is binary where text was expected (converters).
+    UNSUPPORTED = "unsupported"
+    #: The file could not be read off the shelf (the runner, the builder).
+    UNREADABLE = "unreadable"
+    #: The conversion took longer than the per-file timeout (the runner).
+    TIMEOUT = "timeout"
+    #: A converter bug, or a worker that died (the runner).
+    ERROR = "error"
+
+
+#: The reasons a converter itself may give; the rest belong to the runner.
+CONVERTER_REASONS = frozenset(
+    {
+        FailureReason.ENCRYPTED,
+        FailureReason.CORRUPT,
+        FailureReason.TOO_LARGE,
+        FailureReason.UNSUPPORTED,
+    }
+)
 
 
 def base_mime_type(mime_type: str) -> str:
@@ -131,21 +165,22 @@ class ConversionResult:
 class ConversionError(Exception):
     """A document could not be converted.
 
-    ``reason`` is one of ``"encrypted"``, ``"corrupt"``, ``"too_large"`` or
-    ``"unsupported"`` (the storage layer records it; the document stays listed
-    with its original only); ``message`` says what happened, for people.
+    ``reason`` is one of :data:`CONVERTER_REASONS` (the storage layer records
+    it; the document stays listed with its original only); ``message`` says
+    what happened, for people.
     """
 
-    def __init__(self, reason: str, message: str) -> None:
-        if reason not in ERROR_REASONS:
+    def __init__(self, reason: FailureReason, message: str) -> None:
+        if reason not in CONVERTER_REASONS:
             raise ValueError(
-                f"unknown conversion error reason {reason!r}; use one of {sorted(ERROR_REASONS)}"
+                f"unknown conversion error reason {reason!r}; "
+                f"use one of {sorted(CONVERTER_REASONS)}"
             )
         super().__init__(f"{reason}: {message}")
-        self.reason = reason
+        self.reason = FailureReason(reason)
         self.message = message
 
-    def __reduce__(self) -> tuple[type[ConversionError], tuple[str, str]]:
+    def __reduce__(self) -> tuple[type[ConversionError], tuple[FailureReason, str]]:
         # Conversions run in a process pool: the error must survive pickling.
         return (type(self), (self.reason, self.message))
 

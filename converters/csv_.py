@@ -20,12 +20,12 @@ from docshelf.converters.base import (
     APPLICATION_PDF,
     TEXT_MARKDOWN,
     TEXT_PLAIN,
-    ConversionError,
     ConversionResult,
     Facts,
     base_mime_type,
 )
 from docshelf.converters.document import DocumentData, document_json
+from docshelf.converters.failures import conversion_failure
 from docshelf.converters.markdown.model import Table
 from docshelf.converters.render import render_markdown_pdf
 from docshelf.converters.textutil import check_size, decode_text, markdown_heading, markdown_table
@@ -84,7 +84,7 @@ def read_rows(text: str, extension: str) -> list[list[str]]:
     try:
         return [row for row in csv.reader(io.StringIO(text, newline=""), dialect) if any(row)]
     except csv.Error as exc:
-        raise ConversionError("corrupt", f"unreadable CSV: {exc}") from exc
+        raise conversion_failure(exc, f"unreadable CSV: {exc}") from exc
 
 
 def sniff_dialect(sample: str, extension: str) -> type[csv.Dialect] | csv.Dialect:

@@ -20,12 +20,12 @@ from docshelf.converters.base import (
     APPLICATION_PDF,
     TEXT_MARKDOWN,
     TEXT_PLAIN,
-    ConversionError,
     ConversionResult,
     Facts,
     base_mime_type,
 )
 from docshelf.converters.document import DocumentData, document_json
+from docshelf.converters.failures import conversion_failure
 from docshelf.converters.render import render_markdown_pdf
 from docshelf.converters.textutil import (
     check_size,
@@ -85,7 +85,7 @@ def parse_json(text: str) -> Any:
     try:
         return json.loads(text, parse_constant=refuse_constant)
     except (ValueError, RecursionError) as exc:
-        raise ConversionError("corrupt", f"invalid JSON: {exc}") from exc
+        raise conversion_failure(exc, f"invalid JSON: {exc}") from exc
 
 
 def pretty_json(value: Any) -> str:
@@ -93,7 +93,7 @@ def pretty_json(value: Any) -> str:
     try:
         return json.dumps(value, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
     except RecursionError as exc:
-        raise ConversionError("corrupt", "JSON nested too deeply to print") from exc
+        raise conversion_failure(exc, "JSON nested too deeply to print") from exc
 
 
 def json_facts(value: Any) -> Facts:

@@ -17,6 +17,7 @@ from docshelf.converters.base import (
     ConversionError,
     ConversionResult,
     Converter,
+    FailureReason,
     base_mime_type,
 )
 from docshelf.converters.csv_ import CsvConverter
@@ -73,5 +74,7 @@ def convert(data: bytes, mime_type: str, filename: str) -> ConversionResult:
     """
     converter = find_converter(mime_type, filename)
     if converter is None:
-        raise ConversionError("unsupported", f"no converter for {mime_type} ({filename})")
+        raise ConversionError(
+            FailureReason.UNSUPPORTED, f"no converter for {mime_type} ({filename})"
+        )
     return converter.convert(data, mime_type, filename)

@@ -31,7 +31,13 @@ from xml.etree import ElementTree
 
 import mammoth
 
-from docshelf.converters.base import ConversionError, ConversionResult, base_mime_type
+from docshelf.converters.base import (
+    ConversionError,
+    ConversionResult,
+    FailureReason,
+    base_mime_type,
+)
+from docshelf.converters.failures import conversion_failure
 from docshelf.converters.html.converter import convert_html
 from docshelf.converters.textutil import check_size, collapse_whitespace
 
@@ -128,10 +134,10 @@ def _open_package(data: bytes) -> zipfile.ZipFile:
     try:
         package = zipfile.ZipFile(io.BytesIO(data))
     except (zipfile.BadZipFile, ValueError, OSError) as exc:
-        raise ConversionError("corrupt", f"not a DOCX (ZIP) package: {exc}") from exc
+        raise conversion_failure(exc, f"not a DOCX (ZIP) package: {exc}") from exc
     unpacked = sum(info.file_size for info in package.infolist())
     if unpacked > MAX_UNPACKED_BYTES:
-        raise ConversionError("too_large", f"the package unpacks to {unpacked} bytes")
+        raise ConversionError(FailureReason.TOO_LARGE, f"the package unpacks to {unpacked} bytes")
     return package
 
 
@@ -146,7 +152,7 @@ def _docx_html(data: bytes) -> str:
     except Exception as exc:
         # mammoth reports a broken package with whatever its ZIP and XML
         # readers raise (KeyError for a missing part, ExpatError, ...).
-        raise ConversionError("corrupt", f"unreadable DOCX: {type(exc).__name__}: {exc}") from exc
+        raise conversion_failure(exc, f"unreadable DOCX: {type(exc).__name__}: {exc}") from exc
     return str(result.value)
 
 

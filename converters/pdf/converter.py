@@ -29,9 +29,11 @@ from docshelf.converters.base import (
     ConversionError,
     ConversionResult,
     Facts,
+    FailureReason,
     base_mime_type,
 )
 from docshelf.converters.document import DocumentData, Page, document_json
+from docshelf.converters.failures import conversion_failure, describe
 from docshelf.converters.markdown.model import parse_markdown
 from docshelf.converters.parts import page_segments
 from docshelf.converters.pdf.glyphs import GlyphNames
@@ -121,27 +123,27 @@ def _open(data: bytes) -> _OpenedPdf:
     try:
         reader = PdfReader(io.BytesIO(data), strict=False)
     except READ_ERRORS as exc:
-        raise ConversionError("corrupt", f"not a readable PDF ({_describe(exc)})") from exc
+        raise conversion_failure(exc, f"not a readable PDF ({describe(exc)})") from exc
     if reader.is_encrypted:
         try:
             decrypted = reader.decrypt("")
         except DependencyError as exc:
-            raise ConversionError("encrypted", f"cannot decrypt: {exc}") from exc
+            raise conversion_failure(exc, f"cannot decrypt: {exc}") from exc
         except READ_ERRORS as exc:
-            raise ConversionError(
-                "corrupt", f"broken encryption dictionary ({_describe(exc)})"
+            raise conversion_failure(
+                exc, f"broken encryption dictionary ({describe(exc)})"
             ) from exc
         if decrypted == PasswordType.NOT_DECRYPTED:
-            raise ConversionError("encrypted", "the PDF needs a password to open")
+            raise ConversionError(FailureReason.ENCRYPTED, "the PDF needs a password to open")
     try:
         pages = tuple(reader.pages)
         return _OpenedPdf(reader, pages, len(pages), salvaged=False)
     except FileNotDecryptedError as exc:
-        raise ConversionError("encrypted", "the PDF needs a password to open") from exc
+        raise conversion_failure(exc, "the PDF needs a password to open") from exc
     except READ_ERRORS as exc:
         pages = tuple(_scan_for_pages(reader))
         if not pages:
-            raise ConversionError("corrupt", f"no readable pages ({_describe(exc)})") from exc
+            raise conversion_failure(exc, f"no readable pages ({describe(exc)})") from exc
         return _OpenedPdf(reader, pages, max(len(pages), _linearized_page_count(reader)), True)
 
 
@@ -202,8 +204,3 @@ def _linearized_page_count(reader: PdfReader) -> int:
 def _first_paragraph(markdown: str) -> str | None:
     """The first paragraph of body text (headings and page markers skipped)."""
     return parse_markdown(markdown[:20_000]).first_paragraph
-
-
-def _describe(exc: Exception) -> str:
-    text = str(exc).strip()
-    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
