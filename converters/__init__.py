@@ -8,7 +8,6 @@ the contract and :mod:`converters.registry` for the entry points.
 from docshelf.converters.base import (
     APPLICATION_JSON,
     APPLICATION_PDF,
-    DERIVED_MIME_TYPES,
     TEXT_MARKDOWN,
     TEXT_PLAIN,
     ConversionError,
@@ -19,6 +18,7 @@ from docshelf.converters.base import (
     OutlineEntry,
     Representation,
 )
+from docshelf.converters.formats import DERIVED_MIME_TYPES
 from docshelf.converters.registry import CONVERTERS, convert, find_converter, offered_formats
 from docshelf.converters.schema import DOCUMENT_SCHEMA_ID, DOCUMENT_SCHEMA_NAME, document_schema
 

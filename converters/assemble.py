@@ -11,7 +11,6 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 
 from docshelf.converters.base import (
-    DERIVED_MIME_TYPES,
     TEXT_PLAIN,
     ConversionResult,
     Facts,
@@ -19,6 +18,7 @@ from docshelf.converters.base import (
     Segment,
     base_mime_type,
 )
+from docshelf.converters.formats import DERIVED_MIME_TYPES
 
 
 def assemble(

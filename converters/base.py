@@ -19,9 +19,6 @@ TEXT_MARKDOWN = "text/markdown"
 APPLICATION_JSON = "application/json"
 APPLICATION_PDF = "application/pdf"
 
-#: The formats every document is offered in (DESIGN D4), besides its original.
-DERIVED_MIME_TYPES: tuple[str, ...] = (TEXT_PLAIN, TEXT_MARKDOWN, APPLICATION_JSON, APPLICATION_PDF)
-
 
 class FailureReason(StrEnum):
     """Why a document has no derived formats: the ``error_reason`` the index stores.

@@ -38,6 +38,7 @@ from pathlib import PurePosixPath
 import magic
 
 from docshelf.converters.base import TEXT_PLAIN
+from docshelf.converters.formats import is_textual
 
 HEAD_BYTES = 8192
 
@@ -97,17 +98,6 @@ EXTENSION_TYPES: dict[str, str] = {
 #: start). libmagic names them from that marker, not from a guess, but may call
 #: their bytes text (a small PDF can be all Latin-1): the signature still wins.
 TEXT_SIGNATURE_TYPES = frozenset({"application/pdf", "application/postscript", "text/rtf"})
-
-#: Textual types outside ``text/*`` and the ``+json``/``+xml`` suffixes.
-TEXTUAL_APPLICATION_TYPES = frozenset(
-    {
-        "application/json",
-        "application/xml",
-        "application/yaml",
-        "application/toml",
-        "application/javascript",
-    }
-)
 
 _EMPTY = "application/x-empty"
 
@@ -179,12 +169,3 @@ def detect_mime(head: bytes, filename: str) -> str:
 def _system_type(filename: str) -> str | None:
     guessed, _ = mimetypes.guess_type(filename, strict=False)
     return guessed
-
-
-def is_textual(mime_type: str) -> bool:
-    """Whether content of this type is sent as ``text`` rather than a base64 ``blob``."""
-    return (
-        mime_type.startswith("text/")
-        or mime_type in TEXTUAL_APPLICATION_TYPES
-        or mime_type.endswith(("+json", "+xml"))
-    )

@@ -13,7 +13,6 @@ import functools
 from pathlib import PurePosixPath
 
 from docshelf.converters.base import (
-    DERIVED_MIME_TYPES,
     ConversionError,
     ConversionResult,
     Converter,
@@ -21,6 +20,7 @@ from docshelf.converters.base import (
     base_mime_type,
 )
 from docshelf.converters.csv_ import CsvConverter
+from docshelf.converters.formats import DERIVED_MIME_TYPES
 from docshelf.converters.html.converter import HtmlConverter
 from docshelf.converters.html.docx import DocxConverter
 from docshelf.converters.json_ import JsonConverter

@@ -19,6 +19,7 @@ from docshelf.converters.base import (
     base_mime_type,
 )
 from docshelf.converters.document import document_json, from_markdown
+from docshelf.converters.formats import TEXTUAL_SUFFIXES, is_textual
 from docshelf.converters.markdown.model import parse_markdown
 from docshelf.converters.parts import section_segments
 from docshelf.converters.render import render_markdown_pdf
@@ -30,16 +31,6 @@ from docshelf.converters.textutil import (
 )
 
 TEXT_EXTENSIONS = frozenset({".txt", ".text", ".log"})
-#: Textual types outside ``text/*`` that have no converter of their own.
-TEXTUAL_MIME_TYPES = frozenset(
-    {
-        "application/xml",
-        "application/yaml",
-        "application/x-yaml",
-        "application/javascript",
-        "application/toml",
-    }
-)
 
 
 class TextConverter:
@@ -49,10 +40,7 @@ class TextConverter:
     version = "3"
 
     def accepts(self, mime_type: str, extension: str) -> bool:
-        mime = base_mime_type(mime_type)
-        return (
-            mime.startswith("text/") or mime in TEXTUAL_MIME_TYPES or extension in TEXT_EXTENSIONS
-        )
+        return _plain_enough(base_mime_type(mime_type)) or extension in TEXT_EXTENSIONS
 
     def convert(self, data: bytes, mime_type: str, filename: str) -> ConversionResult:
         check_size(data)
@@ -71,3 +59,13 @@ class TextConverter:
             },
             lambda: section_segments(document.sections),
         )
+
+
+def _plain_enough(mime: str) -> bool:
+    """Whether a textual type is this converter's to read as plain text.
+
+    JSON, whatever its suffix, is the JSON converter's; an ``+xml`` vocabulary
+    (an SVG drawing, a feed) is a document of its own kind, which reading it as
+    prose would flatten, so no converter claims it.
+    """
+    return is_textual(mime) and mime != APPLICATION_JSON and not mime.endswith(TEXTUAL_SUFFIXES)
