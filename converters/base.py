@@ -12,6 +12,7 @@ from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
 from functools import cached_property
+from pathlib import PurePosixPath
 from typing import Protocol, runtime_checkable
 
 TEXT_PLAIN = "text/plain"
@@ -59,6 +60,36 @@ CONVERTER_REASONS = frozenset(
 def base_mime_type(mime_type: str) -> str:
     """Return ``mime_type`` lowercased and without parameters (``; charset=...``)."""
     return mime_type.split(";", 1)[0].strip().lower()
+
+
+def extension_of(filename: str) -> str:
+    """The lowercase extension with its dot (``""`` when there is none)."""
+    return PurePosixPath(filename.replace("\\", "/")).suffix.lower()
+
+
+@dataclass(frozen=True, slots=True)
+class Source:
+    """A file as a converter sees it: what it is called, what type it was detected as, its bytes.
+
+    The same description goes to :meth:`Converter.accepts`, which decides from
+    the type and extension alone (the catalog asks before any bytes are read, so
+    ``data`` is empty then), and to :meth:`Converter.convert`.
+    """
+
+    mime_type: str
+    extension: str  # lowercase, with its dot; "" when there is none
+    filename: str = ""  # the file's own name, without folders
+    data: bytes = b""
+
+    @classmethod
+    def of(cls, filename: str, mime_type: str, data: bytes = b"") -> Source:
+        """The source for a file named ``filename`` of ``mime_type``."""
+        return cls(mime_type, extension_of(filename), filename, data)
+
+    @property
+    def base_mime_type(self) -> str:
+        """The type lowercased and without parameters, for comparing."""
+        return base_mime_type(self.mime_type)
 
 
 @dataclass(frozen=True, slots=True)
@@ -193,12 +224,12 @@ class Converter(Protocol):
     name: str
     version: str
 
-    def accepts(self, mime_type: str, extension: str) -> bool:
-        """Cheap check from the MIME type and the lowercase extension (with dot)."""
+    def accepts(self, source: Source) -> bool:
+        """Cheap check from the source's MIME type and extension; never reads ``data``."""
         ...
 
-    def convert(self, data: bytes, mime_type: str, filename: str) -> ConversionResult:
-        """Parse ``data``; raise :class:`ConversionError` and nothing else on failure.
+    def convert(self, source: Source) -> ConversionResult:
+        """Parse ``source.data``; raise :class:`ConversionError` and nothing else on failure.
 
         The variants are produced later by :meth:`ConversionResult.produce`, which
         may raise :class:`ConversionError` too.

@@ -33,11 +33,10 @@ from __future__ import annotations
 
 import mimetypes
 from functools import lru_cache
-from pathlib import PurePosixPath
 
 import magic
 
-from docshelf.converters.base import TEXT_PLAIN
+from docshelf.converters.base import TEXT_PLAIN, extension_of
 from docshelf.converters.formats import is_textual
 
 HEAD_BYTES = 8192
@@ -119,8 +118,7 @@ def _libmagic_type(head: bytes) -> tuple[str, str]:
 
 def _extension_type(filename: str) -> str | None:
     """The type :data:`EXTENSION_TYPES` gives ``filename``'s extension, if any."""
-    extension = PurePosixPath(filename.replace("\\", "/")).suffix.lower()
-    return EXTENSION_TYPES.get(extension)
+    return EXTENSION_TYPES.get(extension_of(filename))
 
 
 def _has_signature(mime_type: str, charset: str) -> bool:

@@ -40,7 +40,7 @@ from docshelf.converters import (
     find_converter,
     offered_formats,
 )
-from docshelf.converters.base import Segment
+from docshelf.converters.base import Segment, Source
 from docshelf.converters.detect import HEAD_BYTES, detect_mime
 from docshelf.converters.library_logs import quiet_libraries
 from docshelf.storage.shelves import FileBytes, NotRegularFile, OutsideShelf, Shelf
@@ -146,7 +146,7 @@ def convert_file(task: ConversionTask, store: RepresentationStore) -> Conversion
     if unchanged and not wanted:
         return found  # same bytes, same converter, every format stored: nothing to parse
     try:
-        result = converter.convert(read.data, mime_type, filename)
+        result = converter.convert(Source.of(filename, mime_type, read.data))
         segments = None if unchanged else result.segments()
         variants = []
         for representation in result.produce(wanted):

@@ -35,7 +35,7 @@ from docshelf.converters.base import (
     ConversionError,
     ConversionResult,
     FailureReason,
-    base_mime_type,
+    Source,
 )
 from docshelf.converters.failures import conversion_failure
 from docshelf.converters.html.converter import convert_html
@@ -103,20 +103,20 @@ class DocxConverter:
     name = "docx"
     version = "3"
 
-    def accepts(self, mime_type: str, extension: str) -> bool:
-        return base_mime_type(mime_type) == DOCX_MIME_TYPE or extension == ".docx"
+    def accepts(self, source: Source) -> bool:
+        return source.base_mime_type == DOCX_MIME_TYPE or source.extension == ".docx"
 
-    def convert(self, data: bytes, mime_type: str, filename: str) -> ConversionResult:
-        check_size(data, MAX_DOCX_BYTES)
-        properties = core_properties(_open_package(data))
-        html = _docx_html(data)
+    def convert(self, source: Source) -> ConversionResult:
+        check_size(source.data, MAX_DOCX_BYTES)
+        properties = core_properties(_open_package(source.data))
+        html = _docx_html(source.data)
         lead = _Lead.of(html)
         described = properties.get("description")
         if described and GENERATOR_SIGNATURE.fullmatch(described):
             described = None
         return convert_html(
+            source,
             html,
-            mime_type,
             title=properties.get("title") or lead.title,
             description=(
                 properties.get("subject")

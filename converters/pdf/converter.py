@@ -30,7 +30,7 @@ from docshelf.converters.base import (
     ConversionResult,
     Facts,
     FailureReason,
-    base_mime_type,
+    Source,
 )
 from docshelf.converters.document import DocumentData, Page, document_json
 from docshelf.converters.failures import conversion_failure, describe
@@ -61,10 +61,11 @@ class PdfConverter:
     name = "pdf"
     version = "4"
 
-    def accepts(self, mime_type: str, extension: str) -> bool:
-        return base_mime_type(mime_type) in _PDF_MIME_TYPES or extension == ".pdf"
+    def accepts(self, source: Source) -> bool:
+        return source.base_mime_type in _PDF_MIME_TYPES or source.extension == ".pdf"
 
-    def convert(self, data: bytes, mime_type: str, filename: str) -> ConversionResult:
+    def convert(self, source: Source) -> ConversionResult:
+        data = source.data
         opened = _open(data)
         reader = opened.reader
         metadata = read_metadata(reader)
@@ -97,7 +98,7 @@ class PdfConverter:
             Page(layout.number, text) for layout, text in zip(layouts, page_texts, strict=True)
         ]
         return assemble(
-            mime_type,
+            source.mime_type,
             facts,
             {
                 TEXT_PLAIN: lambda: full_text.encode("utf-8"),

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from docshelf.app.negotiation import DEFAULT_ORDER, FORMAT_MIME_TYPES, Role
+from docshelf.converters.base import Source
 from docshelf.converters.formats import DERIVED_FORMATS, DERIVED_MIME_TYPES, is_textual
 from docshelf.converters.registry import CONVERTERS
 
@@ -45,6 +46,6 @@ def test_every_derived_format_has_a_role_and_a_place_in_the_default_order() -> N
 
 def test_the_text_converter_leaves_json_and_xml_vocabularies_to_others() -> None:
     text = next(converter for converter in CONVERTERS if converter.name == "text")
-    assert text.accepts("application/x-yaml", "")
-    assert not text.accepts("application/json", "")
-    assert not text.accepts("image/svg+xml", ".svg")
+    assert text.accepts(Source("application/x-yaml", ""))
+    assert not text.accepts(Source("application/json", ""))
+    assert not text.accepts(Source("image/svg+xml", ".svg"))

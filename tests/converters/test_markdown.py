@@ -9,6 +9,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from docshelf.converters import ConversionError, convert
+from docshelf.converters.base import Source
 from docshelf.converters.markdown.converter import MarkdownConverter
 from docshelf.converters.markdown.frontmatter import parse_front_matter
 from docshelf.converters.markdown.mdx import mdx_to_markdown
@@ -141,7 +142,7 @@ def test_lists_in_plain_text_keep_markers() -> None:
 @given(st.binary(max_size=300))
 def test_arbitrary_bytes_raise_nothing_but_conversion_error(data: bytes) -> None:
     try:
-        result = MarkdownConverter().convert(data, "text/markdown", "fuzz.md")
+        result = MarkdownConverter().convert(Source.of("fuzz.md", "text/markdown", data))
     except ConversionError:
         return
     for representation in result.representations:

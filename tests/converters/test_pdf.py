@@ -9,7 +9,7 @@ import re
 import pytest
 
 from docshelf.converters import ConversionError, convert
-from docshelf.converters.base import APPLICATION_PDF
+from docshelf.converters.base import APPLICATION_PDF, Source
 from docshelf.converters.library_logs import quiet_libraries
 from docshelf.converters.pdf.converter import PdfConverter
 from tests.support.paths import FIXTURE_PDF, NEEDS_SHARED
@@ -79,7 +79,7 @@ def test_damaged_xref_is_repaired_and_pypdf_warnings_stay_out_of_the_log(
 def test_password_protected_pdf_is_encrypted_error() -> None:
     data = (FIXTURE_PDF / ENCRYPTED_PDF).read_bytes()
     with pytest.raises(ConversionError) as caught:
-        PdfConverter().convert(data, "application/pdf", ENCRYPTED_PDF)
+        PdfConverter().convert(Source.of(ENCRYPTED_PDF, "application/pdf", data))
     assert caught.value.reason == "encrypted"
 
 
