@@ -40,7 +40,7 @@ from fpdf.line_break import Fragment
 from markdown_it.token import Token
 
 from docshelf.converters.html.text import html_to_text
-from docshelf.converters.markdown.model import inline_text, markdown_parser
+from docshelf.converters.markdown.model import inline_text, markdown_parser, table_rows
 from docshelf.converters.render import fontcache
 from docshelf.converters.render.fonts import FontSet, coverage, fontconfig_fallbacks, system_fonts
 from docshelf.converters.textutil import text_to_markdown
@@ -560,19 +560,10 @@ class _HtmlWriter:
         return index + 1
 
     def _table(self, tokens: Sequence[Token], index: int) -> int:
-        rows: list[tuple[bool, list[str]]] = []
-        in_head = False
-        while index < len(tokens) and tokens[index].type != "table_close":
-            token = tokens[index]
-            if token.type == "thead_open":
-                in_head = True
-            elif token.type == "thead_close":
-                in_head = False
-            elif token.type == "tr_open":
-                rows.append((in_head, []))
-            elif token.type == "inline" and rows:
-                rows[-1][1].append(" ".join(inline_text(token.children).split()))
-            index += 1
+        table, after = table_rows(tokens, index)
+        rows = [
+            (row.header, [" ".join(inline_text(c).split()) for c in row.cells]) for row in table
+        ]
         parts = ['<table border="1">']
         for is_head, cells in rows[: MAX_TABLE_ROWS + 1]:
             # fpdf2 justifies cell text by default, which spreads short lines.
@@ -586,7 +577,7 @@ class _HtmlWriter:
             left_out = len(rows) - MAX_TABLE_ROWS - 1
             parts.append(f"<p><i>[{left_out} more rows: see the other variants.]</i></p>")
         self.out.append("".join(parts))
-        return index + 1
+        return after
 
 
 def _next_inline_text(tokens: Sequence[Token], index: int) -> str:
