@@ -182,29 +182,15 @@ class Features:
     declared: bool = False
     version: str | None = None
 
-    def has(self, name: str) -> bool:
-        """Presence: the plain tag ``name`` was declared."""
-        return any(t.name == name and t.value is None and not t.negated for t in self.tags)
-
-    def lacks(self, name: str) -> bool:
-        """Negation: ``!name`` was declared."""
-        return any(t.name == name and t.value is None and t.negated for t in self.tags)
-
-    def values(self, name: str) -> tuple[str, ...]:
-        """Values of every ``name=value`` tag, in the order given."""
-        return tuple(
-            t.value for t in self.tags if t.name == name and t.value is not None and not t.negated
-        )
-
     def value(self, name: str) -> str | None:
         """Value of the first ``name=value`` tag, or ``None``."""
-        found = self.values(name)
-        return found[0] if found else None
-
-    def excluded(self, name: str) -> tuple[str, ...]:
-        """Values of every ``name!=value`` tag, in the order given."""
-        return tuple(
-            t.value for t in self.tags if t.name == name and t.value is not None and t.negated
+        return next(
+            (
+                t.value
+                for t in self.tags
+                if t.name == name and t.value is not None and not t.negated
+            ),
+            None,
         )
 
 

@@ -99,12 +99,6 @@ class Representation:
     mime_type: str
     data: bytes
 
-    @property
-    def is_text(self) -> bool:
-        """Whether the variant travels as MCP ``text`` (else as a base64 ``blob``)."""
-        mime = base_mime_type(self.mime_type)
-        return mime.startswith("text/") or mime == APPLICATION_JSON
-
 
 @dataclass(frozen=True, slots=True)
 class OutlineEntry:

@@ -43,7 +43,6 @@ from docshelf.converters.html.text import html_to_text
 from docshelf.converters.markdown.model import inline_text, markdown_parser, table_rows
 from docshelf.converters.render import fontcache
 from docshelf.converters.render.fonts import FontSet, coverage, fontconfig_fallbacks, system_fonts
-from docshelf.converters.textutil import text_to_markdown
 
 #: Markdown longer than this is cut at a block boundary before rendering: fpdf2
 #: lays out ~100 KB of text per second, and the full text is in the other variants.
@@ -140,11 +139,6 @@ def render_markdown_pdf(
     for chunk in chunks:
         pdf.write_chunk(chunk, options)
     return bytes(pdf.output())
-
-
-def render_text_pdf(text: str, *, title: str | None = None, fonts: FontSet | None = None) -> bytes:
-    """Render plain text (paragraphs and line breaks kept) as a PDF."""
-    return render_markdown_pdf(text_to_markdown(text), title=title, fonts=fonts)
 
 
 def truncate_for_rendering(markdown: str, limit: int = RENDER_LIMIT_CHARS) -> str:

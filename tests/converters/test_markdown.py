@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 
 from docshelf.converters import ConversionError, convert
 from docshelf.converters.base import Source
+from docshelf.converters.formats import is_textual
 from docshelf.converters.markdown.converter import MarkdownConverter
 from docshelf.converters.markdown.frontmatter import parse_front_matter
 from docshelf.converters.markdown.mdx import mdx_to_markdown
@@ -146,7 +147,7 @@ def test_arbitrary_bytes_raise_nothing_but_conversion_error(data: bytes) -> None
     except ConversionError:
         return
     for representation in result.representations:
-        if representation.is_text:
+        if is_textual(representation.mime_type):
             representation.data.decode("utf-8")
 
 

@@ -10,6 +10,7 @@ import pytest
 
 from docshelf.converters import ConversionError, convert
 from docshelf.converters.base import APPLICATION_PDF, Source
+from docshelf.converters.formats import is_textual
 from docshelf.converters.library_logs import quiet_libraries
 from docshelf.converters.pdf.converter import PdfConverter
 from tests.support.paths import FIXTURE_PDF, NEEDS_SHARED
@@ -51,7 +52,7 @@ def test_pdf_derives_text_markdown_json_but_never_pdf(name: str, converted: Conv
     ]
     for representation in result.representations:
         assert representation.mime_type != APPLICATION_PDF
-        assert representation.is_text
+        assert is_textual(representation.mime_type)
         representation.data.decode("utf-8")  # valid UTF-8 or this raises
 
 
