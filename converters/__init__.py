@@ -17,6 +17,7 @@ from docshelf.converters.base import (
     FailureReason,
     OutlineEntry,
     Representation,
+    Source,
 )
 from docshelf.converters.formats import DERIVED_MIME_TYPES
 from docshelf.converters.registry import CONVERTERS, convert, find_converter, offered_formats
@@ -38,6 +39,7 @@ __all__ = [
     "FailureReason",
     "OutlineEntry",
     "Representation",
+    "Source",
     "convert",
     "document_schema",
     "find_converter",

@@ -4,6 +4,9 @@ Every source is offered in the four derived formats of DESIGN D4 minus its own
 type. Producers are callables so that a variant is computed only when it is
 asked for: the one equal to the source's type (a PDF of a PDF) never, the
 rendered PDF of a text source only on demand (DESIGN D12).
+
+All converters but PDF's hold their source as Markdown and derive the same four
+formats from it the same way: :func:`markdown_result` builds them once.
 """
 
 from __future__ import annotations
