@@ -27,7 +27,7 @@ FROM python:3.11-slim-bookworm
 # libmagic1 for python-magic (file type detection); fonts for the PDF renderer's text:
 # DejaVu (Latin, Greek, Cyrillic, basic Arabic, math), Noto Sans CJK (Chinese, Japanese,
 # Korean; ~90 MB, only the glyphs a document uses are embedded), Noto Arabic UI (the
-# Persian and Urdu letters DejaVu lacks). converters/fonts.py finds them by file name.
+# Persian and Urdu letters DejaVu lacks). converters/render/fonts.py finds them by file name.
 # Versions are not pinned: the Debian stable release is, and its security updates should land.
 # hadolint ignore=DL3008
 RUN apt-get update \

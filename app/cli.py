@@ -328,7 +328,7 @@ def report_rendering_fonts(log_level: str) -> subprocess.Popen[bytes]:
     code = (
         "import logging, signal, sys; signal.signal(signal.SIGINT, signal.SIG_DFL); "
         "logging.basicConfig(level=sys.argv[1], stream=sys.stderr, format=sys.argv[2]); "
-        "from docshelf.converters.fonts import report_fonts; report_fonts()"
+        "from docshelf.converters.render.fonts import report_fonts; report_fonts()"
     )
     child = subprocess.Popen(
         [sys.executable, "-c", code, log_level.upper(), LOG_FORMAT],

@@ -9,6 +9,9 @@ handed (SEP requirement 3, "MUST NOT Use Features as Authentication").
 
 The policy is data (``DEFAULT_ORDER``, ``AUDIENCE_PREFERENCES``,
 ``FORMAT_MIME_TYPES``, ``VERBOSITY_LEVELS``) read by one function, ``_rank``.
+What it knows of each format (its role, the types an original of it may have,
+its place in the default order) comes from the converters' format table,
+:data:`docshelf.converters.formats.DERIVED_FORMATS`.
 """
 
 from __future__ import annotations
@@ -17,8 +20,9 @@ import logging
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from enum import StrEnum
 from typing import Final, TypeVar
+
+from docshelf.converters.formats import DERIVED_FORMATS, Role
 
 __all__ = [
     "AUDIENCE_PREFERENCES",
@@ -64,16 +68,6 @@ MAX_TAG_LENGTH: Final = 128
 MAX_TAGS: Final = 64
 
 DEFAULT_BINARY_CAP: Final = 1 << 20
-
-
-class Role(StrEnum):
-    """Which representation of a document a variant is."""
-
-    ORIGINAL = "original"
-    MARKDOWN = "markdown"
-    TEXT = "text"
-    JSON = "json"
-    PDF = "pdf"
 
 
 @dataclass(frozen=True, slots=True)
@@ -188,29 +182,15 @@ class Features:
     declared: bool = False
     version: str | None = None
 
-    def has(self, name: str) -> bool:
-        """Presence: the plain tag ``name`` was declared."""
-        return any(t.name == name and t.value is None and not t.negated for t in self.tags)
-
-    def lacks(self, name: str) -> bool:
-        """Negation: ``!name`` was declared."""
-        return any(t.name == name and t.value is None and t.negated for t in self.tags)
-
-    def values(self, name: str) -> tuple[str, ...]:
-        """Values of every ``name=value`` tag, in the order given."""
-        return tuple(
-            t.value for t in self.tags if t.name == name and t.value is not None and not t.negated
-        )
-
     def value(self, name: str) -> str | None:
         """Value of the first ``name=value`` tag, or ``None``."""
-        found = self.values(name)
-        return found[0] if found else None
-
-    def excluded(self, name: str) -> tuple[str, ...]:
-        """Values of every ``name!=value`` tag, in the order given."""
-        return tuple(
-            t.value for t in self.tags if t.name == name and t.value is not None and t.negated
+        return next(
+            (
+                t.value
+                for t in self.tags
+                if t.name == name and t.value is not None and not t.negated
+            ),
+            None,
         )
 
 
@@ -289,10 +269,7 @@ def _preview(raw: object) -> str:
 # With no features: the order a server without the extension returns.
 DEFAULT_ORDER: Final[tuple[Role, ...]] = (
     Role.ORIGINAL,
-    Role.MARKDOWN,
-    Role.TEXT,
-    Role.JSON,
-    Role.PDF,
+    *(f.role for f in sorted(DERIVED_FORMATS, key=lambda f: f.default_rank)),
 )
 
 # Presence tags that express an inferred preference. Several: concatenated in
@@ -307,12 +284,9 @@ AUDIENCE_PREFERENCES: Final[Mapping[str, tuple[Role, ...]]] = {
 # that role if the original is of that type (a Markdown file *is* the Markdown).
 # For PDF the original wins even over a rendered PDF (`_ORIGINAL_FIRST`).
 FORMAT_MIME_TYPES: Final[Mapping[Role, frozenset[str]]] = {
-    Role.MARKDOWN: frozenset({"text/markdown", "text/x-markdown"}),
-    Role.TEXT: frozenset({"text/plain"}),
-    Role.JSON: frozenset({"application/json"}),
-    Role.PDF: frozenset({"application/pdf"}),
+    f.role: f.mime_types for f in DERIVED_FORMATS
 }
-_ORIGINAL_FIRST: Final = frozenset({Role.PDF})
+_ORIGINAL_FIRST: Final = frozenset(f.role for f in DERIVED_FORMATS if f.original_first)
 
 # `verbosity=` values. `standard` is the default once a client acts through
 # the extension: binary variants over the cap are left out. `compact` also
@@ -504,10 +478,7 @@ def _size(n: int) -> str:
 
 _ROLE_NAMES: Final[Mapping[Role, str]] = {
     Role.ORIGINAL: "the original",
-    Role.MARKDOWN: "Markdown",
-    Role.TEXT: "text",
-    Role.JSON: "JSON",
-    Role.PDF: "PDF",
+    **{f.role: f.name for f in DERIVED_FORMATS},
 }
 
 # One variant of every role, with an original of no particular type, so the

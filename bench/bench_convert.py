@@ -32,9 +32,9 @@ from pypdf import PasswordType, PdfReader
 
 from docshelf.converters import convert, find_converter
 from docshelf.converters.document import document_json, from_markdown
-from docshelf.converters.markdown import markdown_facts
-from docshelf.converters.mdmodel import parse_markdown
-from docshelf.converters.mdx import mdx_to_markdown
+from docshelf.converters.markdown.converter import markdown_facts
+from docshelf.converters.markdown.mdx import mdx_to_markdown
+from docshelf.converters.markdown.model import parse_markdown
 from docshelf.converters.textutil import decode_text
 
 # The shared material sits beside the checkout (or where $DOCSHELF_SHARED says).

@@ -3,7 +3,7 @@
 Renders a generated ten-page Markdown document and a one-line text file to PDF
 (the representation D12 builds on demand), alternating between fpdf2 parsing
 each font file for every document (the renderer before
-:mod:`converters.fontcache`) and the per-process font cache, in one warm
+:mod:`converters.render.fontcache`) and the per-process font cache, in one warm
 process. Prints the best and median CPU time of each, and checks that both
 produce the same bytes. Needs nothing beside the checkout.
 

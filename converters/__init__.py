@@ -8,16 +8,18 @@ the contract and :mod:`converters.registry` for the entry points.
 from docshelf.converters.base import (
     APPLICATION_JSON,
     APPLICATION_PDF,
-    DERIVED_MIME_TYPES,
     TEXT_MARKDOWN,
     TEXT_PLAIN,
     ConversionError,
     ConversionResult,
     Converter,
     Facts,
+    FailureReason,
     OutlineEntry,
     Representation,
+    Source,
 )
+from docshelf.converters.formats import DERIVED_MIME_TYPES
 from docshelf.converters.registry import CONVERTERS, convert, find_converter, offered_formats
 from docshelf.converters.schema import DOCUMENT_SCHEMA_ID, DOCUMENT_SCHEMA_NAME, document_schema
 
@@ -34,8 +36,10 @@ __all__ = [
     "ConversionResult",
     "Converter",
     "Facts",
+    "FailureReason",
     "OutlineEntry",
     "Representation",
+    "Source",
     "convert",
     "document_schema",
     "find_converter",

@@ -4,6 +4,9 @@ Every source is offered in the four derived formats of DESIGN D4 minus its own
 type. Producers are callables so that a variant is computed only when it is
 asked for: the one equal to the source's type (a PDF of a PDF) never, the
 rendered PDF of a text source only on demand (DESIGN D12).
+
+All converters but PDF's hold their source as Markdown and derive the same four
+formats from it the same way: :func:`markdown_result` builds them once.
 """
 
 from __future__ import annotations
@@ -11,14 +14,22 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 
 from docshelf.converters.base import (
-    DERIVED_MIME_TYPES,
+    APPLICATION_JSON,
+    APPLICATION_PDF,
+    TEXT_MARKDOWN,
     TEXT_PLAIN,
     ConversionResult,
     Facts,
     Producer,
     Segment,
+    Source,
     base_mime_type,
 )
+from docshelf.converters.document import DocumentData, document_json, from_markdown
+from docshelf.converters.formats import DERIVED_MIME_TYPES
+from docshelf.converters.markdown.model import MarkdownDocument
+from docshelf.converters.parts import section_segments
+from docshelf.converters.render import render_markdown_pdf
 
 
 def assemble(
@@ -47,3 +58,59 @@ def assemble(
         plain = ordered.get(TEXT_PLAIN)
         segments = (lambda: (Segment("", None, plain().decode("utf-8")),)) if plain else tuple
     return ConversionResult(facts=facts, producers=ordered, segments=segments)
+
+
+def markdown_result(
+    source: Source,
+    facts: Facts,
+    markdown: str,
+    *,
+    plain: str,
+    json_view: DocumentData,
+    segments: Callable[[], tuple[Segment, ...]] | None = None,
+    pdf_author: str | None = None,
+) -> ConversionResult:
+    """The result for a source whose content docshelf holds as Markdown (all but PDF sources).
+
+    The text is ``plain``, the Markdown ``markdown``, the JSON ``json_view``, and
+    the PDF that Markdown rendered under the facts' title and language, with
+    ``pdf_author`` as its author. ``segments`` as for :func:`assemble`.
+    """
+    return assemble(
+        source.mime_type,
+        facts,
+        {
+            TEXT_PLAIN: lambda: plain.encode("utf-8"),
+            TEXT_MARKDOWN: lambda: markdown.encode("utf-8"),
+            APPLICATION_JSON: lambda: document_json(json_view),
+            APPLICATION_PDF: lambda: render_markdown_pdf(
+                markdown, title=facts.title, author=pdf_author, language=facts.language
+            ),
+        },
+        segments,
+    )
+
+
+def parsed_markdown_result(
+    source: Source,
+    facts: Facts,
+    markdown: str,
+    model: MarkdownDocument,
+    *,
+    plain: str | None = None,
+    pdf_author: str | None = None,
+) -> ConversionResult:
+    """:func:`markdown_result` for Markdown docshelf parsed into ``model``.
+
+    The model's sections are the JSON view and the search segments; its text is
+    the plain text unless ``plain`` says otherwise.
+    """
+    return markdown_result(
+        source,
+        facts,
+        markdown,
+        plain=model.text if plain is None else plain,
+        json_view=from_markdown(facts, model),
+        segments=lambda: section_segments(model.sections),
+        pdf_author=pdf_author,
+    )

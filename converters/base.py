@@ -10,7 +10,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
+from enum import StrEnum
 from functools import cached_property
+from pathlib import PurePosixPath
 from typing import Protocol, runtime_checkable
 
 TEXT_PLAIN = "text/plain"
@@ -18,16 +20,76 @@ TEXT_MARKDOWN = "text/markdown"
 APPLICATION_JSON = "application/json"
 APPLICATION_PDF = "application/pdf"
 
-#: The formats every document is offered in (DESIGN D4), besides its original.
-DERIVED_MIME_TYPES: tuple[str, ...] = (TEXT_PLAIN, TEXT_MARKDOWN, APPLICATION_JSON, APPLICATION_PDF)
 
-#: The ``reason`` values a :class:`ConversionError` may carry.
-ERROR_REASONS = frozenset({"encrypted", "corrupt", "too_large", "unsupported"})
+class FailureReason(StrEnum):
+    """Why a document has no derived formats: the ``error_reason`` the index stores.
+
+    A StrEnum, so what is stored and reported is the plain string it always was.
+    Converters raise the first four (:class:`ConversionError`); the conversion
+    runner, ``storage.conversion``, records the others for what happens around a
+    converter: a file it cannot read, a worker that overruns or dies, a bug.
+    """
+
+    #: The document needs a password (converters: PDF).
+    ENCRYPTED = "encrypted"
+    #: The parser could not make sense of the bytes (converters).
+    CORRUPT = "corrupt"
+    #: Over a size cap (converters, the runner's read cap), or out of memory (the runner).
+    TOO_LARGE = "too_large"
+    #: No converter reads it, or it is binary where text was expected (converters).
+    UNSUPPORTED = "unsupported"
+    #: The file could not be read off the shelf (the runner, the builder).
+    UNREADABLE = "unreadable"
+    #: The conversion took longer than the per-file timeout (the runner).
+    TIMEOUT = "timeout"
+    #: A converter bug, or a worker that died (the runner).
+    ERROR = "error"
+
+
+#: The reasons a converter itself may give; the rest belong to the runner.
+CONVERTER_REASONS = frozenset(
+    {
+        FailureReason.ENCRYPTED,
+        FailureReason.CORRUPT,
+        FailureReason.TOO_LARGE,
+        FailureReason.UNSUPPORTED,
+    }
+)
 
 
 def base_mime_type(mime_type: str) -> str:
     """Return ``mime_type`` lowercased and without parameters (``; charset=...``)."""
     return mime_type.split(";", 1)[0].strip().lower()
+
+
+def extension_of(filename: str) -> str:
+    """The lowercase extension with its dot (``""`` when there is none)."""
+    return PurePosixPath(filename.replace("\\", "/")).suffix.lower()
+
+
+@dataclass(frozen=True, slots=True)
+class Source:
+    """A file as a converter sees it: what it is called, what type it was detected as, its bytes.
+
+    The same description goes to :meth:`Converter.accepts`, which decides from
+    the type and extension alone (the catalog asks before any bytes are read, so
+    ``data`` is empty then), and to :meth:`Converter.convert`.
+    """
+
+    mime_type: str
+    extension: str  # lowercase, with its dot; "" when there is none
+    filename: str = ""  # the file's own name, without folders
+    data: bytes = b""
+
+    @classmethod
+    def of(cls, filename: str, mime_type: str, data: bytes = b"") -> Source:
+        """The source for a file named ``filename`` of ``mime_type``."""
+        return cls(mime_type, extension_of(filename), filename, data)
+
+    @property
+    def base_mime_type(self) -> str:
+        """The type lowercased and without parameters, for comparing."""
+        return base_mime_type(self.mime_type)
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,12 +98,6 @@ class Representation:
 
     mime_type: str
     data: bytes
-
-    @property
-    def is_text(self) -> bool:
-        """Whether the variant travels as MCP ``text`` (else as a base64 ``blob``)."""
-        mime = base_mime_type(self.mime_type)
-        return mime.startswith("text/") or mime == APPLICATION_JSON
 
 
 @dataclass(frozen=True, slots=True)
@@ -131,21 +187,22 @@ class ConversionResult:
 class ConversionError(Exception):
     """A document could not be converted.
 
-    ``reason`` is one of ``"encrypted"``, ``"corrupt"``, ``"too_large"`` or
-    ``"unsupported"`` (the storage layer records it; the document stays listed
-    with its original only); ``message`` says what happened, for people.
+    ``reason`` is one of :data:`CONVERTER_REASONS` (the storage layer records
+    it; the document stays listed with its original only); ``message`` says
+    what happened, for people.
     """
 
-    def __init__(self, reason: str, message: str) -> None:
-        if reason not in ERROR_REASONS:
+    def __init__(self, reason: FailureReason, message: str) -> None:
+        if reason not in CONVERTER_REASONS:
             raise ValueError(
-                f"unknown conversion error reason {reason!r}; use one of {sorted(ERROR_REASONS)}"
+                f"unknown conversion error reason {reason!r}; "
+                f"use one of {sorted(CONVERTER_REASONS)}"
             )
         super().__init__(f"{reason}: {message}")
-        self.reason = reason
+        self.reason = FailureReason(reason)
         self.message = message
 
-    def __reduce__(self) -> tuple[type[ConversionError], tuple[str, str]]:
+    def __reduce__(self) -> tuple[type[ConversionError], tuple[FailureReason, str]]:
         # Conversions run in a process pool: the error must survive pickling.
         return (type(self), (self.reason, self.message))
 
@@ -161,12 +218,12 @@ class Converter(Protocol):
     name: str
     version: str
 
-    def accepts(self, mime_type: str, extension: str) -> bool:
-        """Cheap check from the MIME type and the lowercase extension (with dot)."""
+    def accepts(self, source: Source) -> bool:
+        """Cheap check from the source's MIME type and extension; never reads ``data``."""
         ...
 
-    def convert(self, data: bytes, mime_type: str, filename: str) -> ConversionResult:
-        """Parse ``data``; raise :class:`ConversionError` and nothing else on failure.
+    def convert(self, source: Source) -> ConversionResult:
+        """Parse ``source.data``; raise :class:`ConversionError` and nothing else on failure.
 
         The variants are produced later by :meth:`ConversionResult.produce`, which
         may raise :class:`ConversionError` too.

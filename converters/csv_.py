@@ -14,20 +14,15 @@ import io
 from pathlib import PurePosixPath
 from typing import Any
 
-from docshelf.converters.assemble import assemble
+from docshelf.converters.assemble import markdown_result
 from docshelf.converters.base import (
-    APPLICATION_JSON,
-    APPLICATION_PDF,
-    TEXT_MARKDOWN,
-    TEXT_PLAIN,
-    ConversionError,
     ConversionResult,
     Facts,
-    base_mime_type,
+    Source,
 )
-from docshelf.converters.document import DocumentData, document_json
-from docshelf.converters.mdmodel import Table
-from docshelf.converters.render import render_markdown_pdf
+from docshelf.converters.document import DocumentData
+from docshelf.converters.failures import conversion_failure
+from docshelf.converters.markdown.model import Table
 from docshelf.converters.textutil import check_size, decode_text, markdown_heading, markdown_table
 
 CSV_MIME_TYPES = frozenset({"text/csv", "application/csv", "text/tab-separated-values"})
@@ -44,13 +39,13 @@ class CsvConverter:
     name = "csv"
     version = "2"
 
-    def accepts(self, mime_type: str, extension: str) -> bool:
-        return base_mime_type(mime_type) in CSV_MIME_TYPES or extension in CSV_EXTENSIONS
+    def accepts(self, source: Source) -> bool:
+        return source.base_mime_type in CSV_MIME_TYPES or source.extension in CSV_EXTENSIONS
 
-    def convert(self, data: bytes, mime_type: str, filename: str) -> ConversionResult:
-        check_size(data)
-        text = decode_text(data)
-        path = PurePosixPath(filename)
+    def convert(self, source: Source) -> ConversionResult:
+        check_size(source.data)
+        text = decode_text(source.data)
+        path = PurePosixPath(source.filename)
         rows = read_rows(text, path.suffix.lower())
         header, body = (rows[0], rows[1:]) if rows else ([], [])
         keys = unique_keys(header, max((len(row) for row in rows), default=0))
@@ -64,17 +59,12 @@ class CsvConverter:
             metadata={"rows": str(len(body)), "columns": str(len(keys))},
         )
         markdown = f"{markdown_heading(1, path.name or 'Table')}\n\n{markdown_table(keys, body)}"
-        return assemble(
-            mime_type,
+        return markdown_result(
+            source,
             facts,
-            {
-                TEXT_PLAIN: lambda: text.encode("utf-8"),
-                TEXT_MARKDOWN: lambda: markdown.encode("utf-8"),
-                APPLICATION_JSON: lambda: document_json(
-                    DocumentData(facts=facts, sections=(), tables=(table,), data=records)
-                ),
-                APPLICATION_PDF: lambda: render_markdown_pdf(markdown),
-            },
+            markdown,
+            plain=text,
+            json_view=DocumentData(facts=facts, sections=(), tables=(table,), data=records),
         )
 
 
@@ -84,7 +74,7 @@ def read_rows(text: str, extension: str) -> list[list[str]]:
     try:
         return [row for row in csv.reader(io.StringIO(text, newline=""), dialect) if any(row)]
     except csv.Error as exc:
-        raise ConversionError("corrupt", f"unreadable CSV: {exc}") from exc
+        raise conversion_failure(exc, f"unreadable CSV: {exc}") from exc
 
 
 def sniff_dialect(sample: str, extension: str) -> type[csv.Dialect] | csv.Dialect:

@@ -33,11 +33,11 @@ from __future__ import annotations
 
 import mimetypes
 from functools import lru_cache
-from pathlib import PurePosixPath
 
 import magic
 
-from docshelf.converters.base import TEXT_PLAIN
+from docshelf.converters.base import TEXT_PLAIN, extension_of
+from docshelf.converters.formats import is_textual
 
 HEAD_BYTES = 8192
 
@@ -98,17 +98,6 @@ EXTENSION_TYPES: dict[str, str] = {
 #: their bytes text (a small PDF can be all Latin-1): the signature still wins.
 TEXT_SIGNATURE_TYPES = frozenset({"application/pdf", "application/postscript", "text/rtf"})
 
-#: Textual types outside ``text/*`` and the ``+json``/``+xml`` suffixes.
-TEXTUAL_APPLICATION_TYPES = frozenset(
-    {
-        "application/json",
-        "application/xml",
-        "application/yaml",
-        "application/toml",
-        "application/javascript",
-    }
-)
-
 _EMPTY = "application/x-empty"
 
 
@@ -129,8 +118,7 @@ def _libmagic_type(head: bytes) -> tuple[str, str]:
 
 def _extension_type(filename: str) -> str | None:
     """The type :data:`EXTENSION_TYPES` gives ``filename``'s extension, if any."""
-    extension = PurePosixPath(filename.replace("\\", "/")).suffix.lower()
-    return EXTENSION_TYPES.get(extension)
+    return EXTENSION_TYPES.get(extension_of(filename))
 
 
 def _has_signature(mime_type: str, charset: str) -> bool:
@@ -179,12 +167,3 @@ def detect_mime(head: bytes, filename: str) -> str:
 def _system_type(filename: str) -> str | None:
     guessed, _ = mimetypes.guess_type(filename, strict=False)
     return guessed
-
-
-def is_textual(mime_type: str) -> bool:
-    """Whether content of this type is sent as ``text`` rather than a base64 ``blob``."""
-    return (
-        mime_type.startswith("text/")
-        or mime_type in TEXTUAL_APPLICATION_TYPES
-        or mime_type.endswith(("+json", "+xml"))
-    )

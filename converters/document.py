@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from docshelf.converters.base import Facts, OutlineEntry
-from docshelf.converters.mdmodel import CodeBlock, Link, MarkdownDocument, Section, Table
+from docshelf.converters.markdown.model import CodeBlock, Link, MarkdownDocument, Section, Table
 from docshelf.converters.parts import outline_parts, pages_query, section_segments
 from docshelf.converters.schema import DOCUMENT_SCHEMA_NAME
 

@@ -14,19 +14,15 @@ import json
 from pathlib import PurePosixPath
 from typing import Any
 
-from docshelf.converters.assemble import assemble
+from docshelf.converters.assemble import markdown_result
 from docshelf.converters.base import (
     APPLICATION_JSON,
-    APPLICATION_PDF,
-    TEXT_MARKDOWN,
-    TEXT_PLAIN,
-    ConversionError,
     ConversionResult,
     Facts,
-    base_mime_type,
+    Source,
 )
-from docshelf.converters.document import DocumentData, document_json
-from docshelf.converters.render import render_markdown_pdf
+from docshelf.converters.document import DocumentData
+from docshelf.converters.failures import conversion_failure
 from docshelf.converters.textutil import (
     check_size,
     code_fence,
@@ -51,28 +47,28 @@ class JsonConverter:
     name = "json"
     version = "3"
 
-    def accepts(self, mime_type: str, extension: str) -> bool:
-        mime = base_mime_type(mime_type)
-        return mime == APPLICATION_JSON or mime.endswith("+json") or extension in JSON_EXTENSIONS
+    def accepts(self, source: Source) -> bool:
+        mime = source.base_mime_type
+        return (
+            mime == APPLICATION_JSON
+            or mime.endswith("+json")
+            or source.extension in JSON_EXTENSIONS
+        )
 
-    def convert(self, data: bytes, mime_type: str, filename: str) -> ConversionResult:
-        check_size(data)
-        value = parse_json(decode_text(data))
+    def convert(self, source: Source) -> ConversionResult:
+        check_size(source.data)
+        value = parse_json(decode_text(source.data))
         facts = json_facts(value)
         pretty = pretty_json(value)
-        heading = facts.title or PurePosixPath(filename).name or "JSON document"
+        heading = facts.title or PurePosixPath(source.filename).name or "JSON document"
         markdown = f"{markdown_heading(1, heading)}\n\n{json_markdown_body(value, pretty)}"
-        return assemble(
-            mime_type,
+        # A top-level "author" member is data, not the PDF's author: none is given.
+        return markdown_result(
+            source,
             facts,
-            {
-                TEXT_PLAIN: lambda: pretty.encode("utf-8"),
-                TEXT_MARKDOWN: lambda: markdown.encode("utf-8"),
-                APPLICATION_JSON: lambda: document_json(
-                    DocumentData(facts=facts, sections=(), data=value)
-                ),
-                APPLICATION_PDF: lambda: render_markdown_pdf(markdown, title=facts.title),
-            },
+            markdown,
+            plain=pretty,
+            json_view=DocumentData(facts=facts, sections=(), data=value),
         )
 
 
@@ -85,7 +81,7 @@ def parse_json(text: str) -> Any:
     try:
         return json.loads(text, parse_constant=refuse_constant)
     except (ValueError, RecursionError) as exc:
-        raise ConversionError("corrupt", f"invalid JSON: {exc}") from exc
+        raise conversion_failure(exc, f"invalid JSON: {exc}") from exc
 
 
 def pretty_json(value: Any) -> str:
@@ -93,7 +89,7 @@ def pretty_json(value: Any) -> str:
     try:
         return json.dumps(value, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
     except RecursionError as exc:
-        raise ConversionError("corrupt", "JSON nested too deeply to print") from exc
+        raise conversion_failure(exc, "JSON nested too deeply to print") from exc
 
 
 def json_facts(value: Any) -> Facts:

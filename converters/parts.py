@@ -24,7 +24,7 @@ from urllib.parse import quote
 from pypdf import PdfReader, PdfWriter
 
 from docshelf.converters.base import OutlineEntry, Segment
-from docshelf.converters.mdmodel import Section, inline_text, markdown_parser
+from docshelf.converters.markdown.model import Section, inline_text, markdown_parser
 from docshelf.converters.textutil import collapse_whitespace
 
 #: The most pages one part may span: a part is meant to fit a model's context.
@@ -146,7 +146,7 @@ def section_markdown(markdown: str, slug: str) -> tuple[Heading, str] | None:
 
 
 def pages_markdown(markdown: str, first: int, last: int) -> str | None:
-    """The part of a PDF's Markdown (see :mod:`converters.pdfmarkdown`) for pages
+    """The part of a PDF's Markdown (see :mod:`converters.pdf.markdown`) for pages
     ``first``..``last``, or None if it carries no page markers to cut at."""
     markers = [(int(m.group(1) or m.group(2)), m.start()) for m in _PAGE_MARKER.finditer(markdown)]
     if not markers:

@@ -4,7 +4,7 @@ The catalog lists a file the moment it sees it (DESIGN D11); a title found in
 the first few kilobytes — an HTML ``<title>``; Markdown front matter, else
 the first level-1 heading, else the name a README opens with, else its first
 heading — is worth showing then, in the order the Markdown converter uses
-(:func:`converters.markdown.document_title`), so that the title does not
+(:func:`converters.markdown.converter.document_title`), so that the title does not
 change when the formats are built. Anything more is the converter's job.
 """
 
@@ -13,8 +13,8 @@ from __future__ import annotations
 import html
 import re
 
-from docshelf.converters.markdown import leading_name
-from docshelf.converters.mdmodel import markdown_parser
+from docshelf.converters.markdown.converter import leading_name
+from docshelf.converters.markdown.model import markdown_parser
 
 _FRONT_MATTER_TITLE = re.compile(r"\A---\r?\n(?:.*\r?\n)*?title:\s*(.+?)\s*\r?\n", re.MULTILINE)
 #: An ATX heading (its hashes, its text) or a setext ``===`` underline, in one scan.

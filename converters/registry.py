@@ -10,21 +10,23 @@ format is one new module and one line in :data:`CONVERTERS`.
 from __future__ import annotations
 
 import functools
-from pathlib import PurePosixPath
 
 from docshelf.converters.base import (
-    DERIVED_MIME_TYPES,
     ConversionError,
     ConversionResult,
     Converter,
+    FailureReason,
+    Source,
     base_mime_type,
+    extension_of,
 )
 from docshelf.converters.csv_ import CsvConverter
-from docshelf.converters.docx import DocxConverter
-from docshelf.converters.html import HtmlConverter
+from docshelf.converters.formats import DERIVED_MIME_TYPES
+from docshelf.converters.html.converter import HtmlConverter
+from docshelf.converters.html.docx import DocxConverter
 from docshelf.converters.json_ import JsonConverter
-from docshelf.converters.markdown import MarkdownConverter
-from docshelf.converters.pdf import PdfConverter
+from docshelf.converters.markdown.converter import MarkdownConverter
+from docshelf.converters.pdf.converter import PdfConverter
 from docshelf.converters.text import TextConverter
 
 CONVERTERS: tuple[Converter, ...] = (
@@ -38,18 +40,13 @@ CONVERTERS: tuple[Converter, ...] = (
 )
 
 
-def extension_of(filename: str) -> str:
-    """The lowercase extension with its dot (``""`` when there is none)."""
-    return PurePosixPath(filename.replace("\\", "/")).suffix.lower()
-
-
 def find_converter(mime_type: str, filename: str) -> Converter | None:
     """The first converter, in priority order, that accepts the file."""
-    extension = extension_of(filename)
-    for converter in CONVERTERS:
-        if converter.accepts(mime_type, extension):
-            return converter
-    return None
+    return _first_accepting(Source.of(filename, mime_type))
+
+
+def _first_accepting(source: Source) -> Converter | None:
+    return next((converter for converter in CONVERTERS if converter.accepts(source)), None)
 
 
 def offered_formats(mime_type: str, filename: str) -> tuple[str, ...]:
@@ -60,7 +57,7 @@ def offered_formats(mime_type: str, filename: str) -> tuple[str, ...]:
 @functools.lru_cache(maxsize=1024)
 def _offered(mime_type: str, extension: str) -> tuple[str, ...]:
     """Per (type, extension): every catalog lookup asks, and the answer never changes."""
-    if not any(converter.accepts(mime_type, extension) for converter in CONVERTERS):
+    if _first_accepting(Source(mime_type, extension)) is None:
         return ()
     source = base_mime_type(mime_type)
     return tuple(m for m in DERIVED_MIME_TYPES if m != source)
@@ -71,7 +68,10 @@ def convert(data: bytes, mime_type: str, filename: str) -> ConversionResult:
 
     Raises :class:`ConversionError` (``"unsupported"`` when no converter accepts).
     """
-    converter = find_converter(mime_type, filename)
+    source = Source.of(filename, mime_type, data)
+    converter = _first_accepting(source)
     if converter is None:
-        raise ConversionError("unsupported", f"no converter for {mime_type} ({filename})")
-    return converter.convert(data, mime_type, filename)
+        raise ConversionError(
+            FailureReason.UNSUPPORTED, f"no converter for {mime_type} ({filename})"
+        )
+    return converter.convert(source)

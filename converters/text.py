@@ -8,20 +8,15 @@ itself, UTF-8 and cleaned, when the source was another text type.
 
 from __future__ import annotations
 
-from docshelf.converters.assemble import assemble
+from docshelf.converters.assemble import parsed_markdown_result
 from docshelf.converters.base import (
     APPLICATION_JSON,
-    APPLICATION_PDF,
-    TEXT_MARKDOWN,
-    TEXT_PLAIN,
     ConversionResult,
     Facts,
-    base_mime_type,
+    Source,
 )
-from docshelf.converters.document import document_json, from_markdown
-from docshelf.converters.mdmodel import parse_markdown
-from docshelf.converters.parts import section_segments
-from docshelf.converters.render import render_markdown_pdf
+from docshelf.converters.formats import TEXTUAL_SUFFIXES, is_textual
+from docshelf.converters.markdown.model import parse_markdown
 from docshelf.converters.textutil import (
     check_size,
     decode_text,
@@ -30,16 +25,6 @@ from docshelf.converters.textutil import (
 )
 
 TEXT_EXTENSIONS = frozenset({".txt", ".text", ".log"})
-#: Textual types outside ``text/*`` that have no converter of their own.
-TEXTUAL_MIME_TYPES = frozenset(
-    {
-        "application/xml",
-        "application/yaml",
-        "application/x-yaml",
-        "application/javascript",
-        "application/toml",
-    }
-)
 
 
 class TextConverter:
@@ -48,26 +33,22 @@ class TextConverter:
     name = "text"
     version = "3"
 
-    def accepts(self, mime_type: str, extension: str) -> bool:
-        mime = base_mime_type(mime_type)
-        return (
-            mime.startswith("text/") or mime in TEXTUAL_MIME_TYPES or extension in TEXT_EXTENSIONS
-        )
+    def accepts(self, source: Source) -> bool:
+        return _plain_enough(source.base_mime_type) or source.extension in TEXT_EXTENSIONS
 
-    def convert(self, data: bytes, mime_type: str, filename: str) -> ConversionResult:
-        check_size(data)
-        text = decode_text(data)
+    def convert(self, source: Source) -> ConversionResult:
+        check_size(source.data)
+        text = decode_text(source.data)
         markdown = text_to_markdown(text)
-        document = parse_markdown(markdown)
         facts = Facts(description=summarize(text))
-        return assemble(
-            mime_type,
-            facts,
-            {
-                TEXT_PLAIN: lambda: text.encode("utf-8"),
-                TEXT_MARKDOWN: lambda: markdown.encode("utf-8"),
-                APPLICATION_JSON: lambda: document_json(from_markdown(facts, document)),
-                APPLICATION_PDF: lambda: render_markdown_pdf(markdown),
-            },
-            lambda: section_segments(document.sections),
-        )
+        return parsed_markdown_result(source, facts, markdown, parse_markdown(markdown), plain=text)
+
+
+def _plain_enough(mime: str) -> bool:
+    """Whether a textual type is this converter's to read as plain text.
+
+    JSON, whatever its suffix, is the JSON converter's; an ``+xml`` vocabulary
+    (an SVG drawing, a feed) is a document of its own kind, which reading it as
+    prose would flatten, so no converter claims it.
+    """
+    return is_textual(mime) and mime != APPLICATION_JSON and not mime.endswith(TEXTUAL_SUFFIXES)

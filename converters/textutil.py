@@ -10,7 +10,7 @@ import codecs
 import re
 from collections.abc import Iterator
 
-from docshelf.converters.base import ConversionError
+from docshelf.converters.base import ConversionError, FailureReason
 
 #: Text sources larger than this are refused: rendering and indexing them would
 #: take minutes and the result would be unusable in a model's context anyway.
@@ -101,7 +101,8 @@ def check_size(data: bytes, limit: int = MAX_TEXT_BYTES) -> None:
     """Refuse sources too large to convert usefully."""
     if len(data) > limit:
         raise ConversionError(
-            "too_large", f"{len(data)} bytes is over the {limit}-byte limit for text sources"
+            FailureReason.TOO_LARGE,
+            f"{len(data)} bytes is over the {limit}-byte limit for text sources",
         )
 
 
@@ -118,10 +119,12 @@ def decode_text(data: bytes) -> str:
                 return clean_text(data[len(bom) :].decode(encoding))
             except UnicodeDecodeError as exc:
                 raise ConversionError(
-                    "corrupt", f"invalid {encoding} after its byte-order mark"
+                    FailureReason.CORRUPT, f"invalid {encoding} after its byte-order mark"
                 ) from exc
     if b"\x00" in data:
-        raise ConversionError("unsupported", "binary data (NUL bytes) where text was expected")
+        raise ConversionError(
+            FailureReason.UNSUPPORTED, "binary data (NUL bytes) where text was expected"
+        )
     for encoding in ("utf-8", "cp1252"):
         try:
             return clean_text(data.decode(encoding))

@@ -33,8 +33,14 @@ from multiprocessing.connection import Connection
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from docshelf.converters import ConversionError, Facts, find_converter, offered_formats
-from docshelf.converters.base import Segment
+from docshelf.converters import (
+    ConversionError,
+    Facts,
+    FailureReason,
+    find_converter,
+    offered_formats,
+)
+from docshelf.converters.base import Segment, Source
 from docshelf.converters.detect import HEAD_BYTES, detect_mime
 from docshelf.converters.library_logs import quiet_libraries
 from docshelf.storage.shelves import FileBytes, NotRegularFile, OutsideShelf, Shelf
@@ -85,12 +91,12 @@ class ConversionOutcome:
     facts: Facts | None = None  # None: unchanged content, the index's facts still hold
     variants: tuple[StoredVariant, ...] = ()
     segments: tuple[Segment, ...] | None = None  # the text to search; None: unchanged
-    error_reason: str | None = None
+    error_reason: FailureReason | None = None
     error_message: str | None = None
     missing: bool = False  # the file was gone (or no longer a regular file on the shelf)
 
     @classmethod
-    def failed(cls, reason: str, message: str) -> ConversionOutcome:
+    def failed(cls, reason: FailureReason, message: str) -> ConversionOutcome:
         return cls(error_reason=reason, error_message=message)
 
 
@@ -109,9 +115,11 @@ def _read(task: ConversionTask) -> FileBytes | ConversionOutcome:
     except OSError as exc:
         if exc.errno == errno.EFBIG:
             return ConversionOutcome.failed(
-                "too_large", f"over the conversion cap of {task.max_bytes} bytes"
+                FailureReason.TOO_LARGE, f"over the conversion cap of {task.max_bytes} bytes"
             )
-        return ConversionOutcome.failed("unreadable", f"cannot read the file: {exc.strerror}")
+        return ConversionOutcome.failed(
+            FailureReason.UNREADABLE, f"cannot read the file: {exc.strerror}"
+        )
 
 
 def convert_file(task: ConversionTask, store: RepresentationStore) -> ConversionOutcome:
@@ -138,7 +146,7 @@ def convert_file(task: ConversionTask, store: RepresentationStore) -> Conversion
     if unchanged and not wanted:
         return found  # same bytes, same converter, every format stored: nothing to parse
     try:
-        result = converter.convert(read.data, mime_type, filename)
+        result = converter.convert(Source.of(filename, mime_type, read.data))
         segments = None if unchanged else result.segments()
         variants = []
         for representation in result.produce(wanted):
@@ -151,10 +159,14 @@ def convert_file(task: ConversionTask, store: RepresentationStore) -> Conversion
         return replace(found, error_reason=exc.reason, error_message=exc.message)
     except MemoryError:
         return replace(
-            found, error_reason="too_large", error_message="conversion ran out of memory"
+            found,
+            error_reason=FailureReason.TOO_LARGE,
+            error_message="conversion ran out of memory",
         )
     except Exception as exc:  # a converter bug must not take the worker down
-        return replace(found, error_reason="error", error_message=f"{type(exc).__name__}: {exc}")
+        return replace(
+            found, error_reason=FailureReason.ERROR, error_message=f"{type(exc).__name__}: {exc}"
+        )
     return replace(
         found,
         facts=None if unchanged else result.facts,
@@ -300,7 +312,7 @@ class ConversionPool:
             [
                 "docshelf.storage.forkserver_init",
                 "docshelf.storage.conversion",
-                "docshelf.converters.render_pdf",
+                "docshelf.converters.render.pdf",
             ]
         )
         _start_forkserver()
@@ -344,8 +356,10 @@ class ConversionPool:
                 outcome = self._convert(worker, item.task)
             except (EOFError, OSError) as exc:  # the worker died (memory cap, crash, closing)
                 died = True
-                outcome = ConversionOutcome.failed("error", f"the conversion worker died: {exc!r}")
-            if (died or outcome.error_reason == "timeout") and worker is not None:
+                outcome = ConversionOutcome.failed(
+                    FailureReason.ERROR, f"the conversion worker died: {exc!r}"
+                )
+            if (died or outcome.error_reason == FailureReason.TIMEOUT) and worker is not None:
                 self._retire(worker)
                 worker = None
             if self._closed:
@@ -362,7 +376,7 @@ class ConversionPool:
             return outcome
         log.warning("conversion of %s timed out after %ss", task.path, self.timeout_s)
         return ConversionOutcome.failed(
-            "timeout", f"conversion took longer than {self.timeout_s:g} s"
+            FailureReason.TIMEOUT, f"conversion took longer than {self.timeout_s:g} s"
         )
 
     def _retire(self, worker: _Worker) -> None:

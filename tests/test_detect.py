@@ -23,11 +23,11 @@ from docshelf.converters.detect import (
     HEAD_BYTES,
     TEXT_SIGNATURE_TYPES,
     detect_mime,
-    is_textual,
 )
-from docshelf.converters.html import HTML_EXTENSIONS
+from docshelf.converters.formats import is_textual
+from docshelf.converters.html.converter import HTML_EXTENSIONS
 from docshelf.converters.json_ import JSON_EXTENSIONS
-from docshelf.converters.markdown import MARKDOWN_EXTENSIONS
+from docshelf.converters.markdown.converter import MARKDOWN_EXTENSIONS
 from docshelf.converters.registry import find_converter
 from docshelf.converters.text import TEXT_EXTENSIONS
 from tests.support.paths import SPEC

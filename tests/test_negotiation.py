@@ -546,7 +546,7 @@ def test_parse_features_reads_the_sep_scenario_1_capabilities() -> None:
     assert features.declared
     assert features.version == "1.0"
     assert [str(t) for t in features.tags] == caps["extensions"][EXTENSION_ID]["features"]  # type: ignore[index]
-    assert features.has("agent")
+    assert Tag("agent", None, False) in features.tags
     assert features.value("verbosity") == "compact"
 
 
@@ -607,21 +607,16 @@ def test_parse_features_keeps_order_drops_malformed_and_duplicates(
 def test_parse_features_reads_at_most_max_tags() -> None:
     features = declared(*(f"x-{i}" for i in range(MAX_TAGS + 10)), "agent")
     assert len(features.tags) == MAX_TAGS
-    assert not features.has("agent")
+    assert Tag("agent", None, False) not in features.tags
 
 
-def test_features_helpers() -> None:
+def test_features_value_is_the_first_equality_tag() -> None:
     features = declared(
-        "agent", "!interactive", "format=json", "format=text", "format!=pdf", "x-acme=1"
+        "agent", "!interactive", "verbosity!=verbose", "format=json", "format=text", "x-acme=1"
     )
-    assert features.has("agent")
-    assert not features.has("interactive")
-    assert features.lacks("interactive")
-    assert not features.lacks("agent")
     assert features.value("format") == "json"
-    assert features.values("format") == ("json", "text")
-    assert features.excluded("format") == ("pdf",)
-    assert features.value("verbosity") is None
+    assert features.value("verbosity") is None  # a negated tag has no value
+    assert features.value("agent") is None
     assert features.value("x-acme") == "1"
 
 

@@ -30,7 +30,6 @@ from mcp.client import advertise
 from mcp.client.caching import CacheConfig, InMemoryResponseCacheStore
 from mcp.shared.exceptions import MCPError
 
-from docshelf.app.mcp.resources import ROLE_BY_MIME
 from docshelf.app.negotiation import (
     DEFAULT_BINARY_CAP,
     EXTENSION_ID,
@@ -39,7 +38,7 @@ from docshelf.app.negotiation import (
     negotiate,
     parse_features,
 )
-from docshelf.converters.detect import is_textual
+from docshelf.converters.formats import ROLE_BY_MIME_TYPE, is_textual
 from tests.support.schema import validate
 from tests.support.sdk import (
     CONTENT_NEGOTIATION,
@@ -190,7 +189,7 @@ def policy(
     variants = [
         Variant(
             e["mimeType"],
-            Role.ORIGINAL if e["mimeType"] == original_type else ROLE_BY_MIME[e["mimeType"]],
+            Role.ORIGINAL if e["mimeType"] == original_type else ROLE_BY_MIME_TYPE[e["mimeType"]],
             e["size"],
             not is_textual(e["mimeType"]),
         )

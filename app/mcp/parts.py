@@ -26,8 +26,8 @@ from typing import Any
 from urllib.parse import unquote
 
 from docshelf.converters import APPLICATION_JSON, APPLICATION_PDF, TEXT_MARKDOWN, TEXT_PLAIN
-from docshelf.converters.base import OutlineEntry
-from docshelf.converters.markdown import MarkdownConverter
+from docshelf.converters.base import OutlineEntry, Source
+from docshelf.converters.markdown.converter import MarkdownConverter
 from docshelf.converters.parts import (
     MAX_PART_PAGES,
     outline_parts,
@@ -228,8 +228,8 @@ def producers(part: Part, load: Load) -> Mapping[str, Callable[[], bytes]]:
 
     def derived(mime_type: str) -> bytes:
         if "result" not in state:
-            source = markdown().encode("utf-8")
-            state["result"] = MarkdownConverter().convert(source, TEXT_MARKDOWN, "part.md")
+            source = Source.of("part.md", TEXT_MARKDOWN, markdown().encode("utf-8"))
+            state["result"] = MarkdownConverter().convert(source)
         representation = state["result"].get(mime_type)
         return bytes(representation.data)
 

@@ -22,20 +22,13 @@ from docshelf.app.mcp.cursor import InvalidCursor, decode_cursor, encode_cursor
 from docshelf.app.mcp.params import PageParams, UriParams
 from docshelf.app.negotiation import Features, Role, Variant, negotiate
 from docshelf.converters import ConversionError
-from docshelf.converters.detect import is_textual
+from docshelf.converters.formats import ROLE_BY_MIME_TYPE, is_textual
 from docshelf.storage.builder import FormatBuilder
 from docshelf.storage.catalog import Catalog, DocumentRecord, NotCached, VariantRecord
 from docshelf.storage.shelves import NotRegularFile, OutsideShelf, Shelf
 from docshelf.storage.store import RepresentationStore
 from docshelf.storage.uris import MAX_URI_LENGTH
 
-# Which role a derived representation plays in negotiation (DESIGN D4/D5).
-ROLE_BY_MIME = {
-    "text/markdown": Role.MARKDOWN,
-    "text/plain": Role.TEXT,
-    "application/json": Role.JSON,
-    "application/pdf": Role.PDF,
-}
 META_OMITTED = "dev.docshelf/omitted"
 #: ``read_formats(pick=BEST)``: only the format negotiation puts first; ``BEST_TEXT``: the
 #: first of those a model can read as text (a PDF's Markdown rather than the PDF itself).
@@ -180,7 +173,7 @@ class ResourceService:
         candidates = [
             Variant(
                 v.mime_type,
-                Role.ORIGINAL if v.original else ROLE_BY_MIME.get(v.mime_type, Role.ORIGINAL),
+                Role.ORIGINAL if v.original else ROLE_BY_MIME_TYPE.get(v.mime_type, Role.ORIGINAL),
                 v.size or 0,
                 not is_textual(v.mime_type),
             )
@@ -440,7 +433,7 @@ class ResourceService:
         candidates = [
             Variant(
                 mime,
-                Role.ORIGINAL if mime == part.document.mime_type else ROLE_BY_MIME[mime],
+                Role.ORIGINAL if mime == part.document.mime_type else ROLE_BY_MIME_TYPE[mime],
                 0,
                 not is_textual(mime),
             )

@@ -21,8 +21,9 @@ from docshelf.converters import (
 from docshelf.converters.assemble import assemble
 from docshelf.converters.base import Facts
 from docshelf.converters.document import DocumentData, document_json
-from docshelf.converters.docx import DOCX_MIME_TYPE
-from docshelf.converters.mdmodel import Section
+from docshelf.converters.formats import is_textual
+from docshelf.converters.html.docx import DOCX_MIME_TYPE
+from docshelf.converters.markdown.model import Section
 
 from .conftest import CORPUS_PDF, READABLE_PDFS, SPEC, SPEC_PAGES, SPEC_SCHEMAS, Convert
 
@@ -87,10 +88,10 @@ def test_conversion_error_carries_reason_and_survives_pickling() -> None:
         ConversionError("oops", "not a reason")
 
 
-def test_representation_is_text() -> None:
-    assert Representation("text/markdown", b"").is_text
-    assert Representation("application/json", b"").is_text
-    assert not Representation("application/pdf", b"").is_text
+def test_text_representations_are_textual() -> None:
+    assert is_textual("text/markdown")
+    assert is_textual("application/json")
+    assert not is_textual("application/pdf")
 
 
 def test_assemble_never_calls_the_producer_of_the_source_type() -> None:
@@ -174,7 +175,7 @@ def test_made_up_sources_validate_and_derive_the_other_four(
     types = [r.mime_type for r in result.representations]
     assert types == [mime for mime in DERIVED_MIME_TYPES if mime != mime_type]
     for representation in result.representations:
-        if representation.is_text:
+        if is_textual(representation.mime_type):
             representation.data.decode("utf-8")
     if "application/json" in types:
         schema_validator.validate(_json_of(result.representations))

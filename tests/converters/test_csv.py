@@ -10,6 +10,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from docshelf.converters import ConversionError, convert
+from docshelf.converters.base import Source
 from docshelf.converters.csv_ import CsvConverter, read_rows, unique_keys
 
 
@@ -93,4 +94,4 @@ def test_reading_rows_never_raises_but_conversion_error(text: str) -> None:
 @given(st.binary(max_size=200))
 def test_arbitrary_bytes_raise_nothing_but_conversion_error(data: bytes) -> None:
     with contextlib.suppress(ConversionError):
-        CsvConverter().convert(data, "text/csv", "fuzz.csv")
+        CsvConverter().convert(Source.of("fuzz.csv", "text/csv", data))

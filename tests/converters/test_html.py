@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from docshelf.converters import ConversionResult, convert
-from docshelf.converters.htmlmd import html_to_markdown
+from docshelf.converters.html.markdown import html_to_markdown
 
 PAGE = """<!DOCTYPE html>
 <html lang="en-GB">

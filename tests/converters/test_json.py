@@ -10,6 +10,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from docshelf.converters import ConversionError, convert
+from docshelf.converters.base import Source
 from docshelf.converters.json_ import JsonConverter
 
 from .conftest import SPEC, SPEC_SCHEMAS, Convert
@@ -66,7 +67,7 @@ def test_fence_outgrows_backticks_in_strings() -> None:
 )
 def test_invalid_json_is_corrupt(data: bytes) -> None:
     with pytest.raises(ConversionError) as caught:
-        JsonConverter().convert(data, "application/json", "bad.json")
+        JsonConverter().convert(Source.of("bad.json", "application/json", data))
     assert caught.value.reason == "corrupt"
 
 
@@ -74,4 +75,4 @@ def test_invalid_json_is_corrupt(data: bytes) -> None:
 @given(st.binary(max_size=200))
 def test_arbitrary_bytes_raise_nothing_but_conversion_error(data: bytes) -> None:
     with contextlib.suppress(ConversionError):
-        JsonConverter().convert(data, "application/json", "fuzz.json")
+        JsonConverter().convert(Source.of("fuzz.json", "application/json", data))

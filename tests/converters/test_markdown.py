@@ -9,10 +9,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from docshelf.converters import ConversionError, convert
-from docshelf.converters.frontmatter import parse_front_matter
-from docshelf.converters.markdown import MarkdownConverter
-from docshelf.converters.mdmodel import parse_markdown
-from docshelf.converters.mdx import mdx_to_markdown
+from docshelf.converters.base import Source
+from docshelf.converters.formats import is_textual
+from docshelf.converters.markdown.converter import MarkdownConverter
+from docshelf.converters.markdown.frontmatter import parse_front_matter
+from docshelf.converters.markdown.mdx import mdx_to_markdown
+from docshelf.converters.markdown.model import parse_markdown
 from tests.support.paths import NEEDS_SHARED
 
 from .conftest import SPEC, SPEC_PAGES, Convert
@@ -141,11 +143,11 @@ def test_lists_in_plain_text_keep_markers() -> None:
 @given(st.binary(max_size=300))
 def test_arbitrary_bytes_raise_nothing_but_conversion_error(data: bytes) -> None:
     try:
-        result = MarkdownConverter().convert(data, "text/markdown", "fuzz.md")
+        result = MarkdownConverter().convert(Source.of("fuzz.md", "text/markdown", data))
     except ConversionError:
         return
     for representation in result.representations:
-        if representation.is_text:
+        if is_textual(representation.mime_type):
             representation.data.decode("utf-8")
 
 

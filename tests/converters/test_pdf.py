@@ -9,9 +9,10 @@ import re
 import pytest
 
 from docshelf.converters import ConversionError, convert
-from docshelf.converters.base import APPLICATION_PDF
+from docshelf.converters.base import APPLICATION_PDF, Source
+from docshelf.converters.formats import is_textual
 from docshelf.converters.library_logs import quiet_libraries
-from docshelf.converters.pdf import PdfConverter
+from docshelf.converters.pdf.converter import PdfConverter
 from tests.support.paths import FIXTURE_PDF, NEEDS_SHARED
 
 from .conftest import CORPUS_PDF, ENCRYPTED_PDF, READABLE_PDFS, Convert
@@ -51,7 +52,7 @@ def test_pdf_derives_text_markdown_json_but_never_pdf(name: str, converted: Conv
     ]
     for representation in result.representations:
         assert representation.mime_type != APPLICATION_PDF
-        assert representation.is_text
+        assert is_textual(representation.mime_type)
         representation.data.decode("utf-8")  # valid UTF-8 or this raises
 
 
@@ -88,7 +89,7 @@ def test_damaged_xref_is_repaired_and_pypdf_warnings_stay_out_of_a_started_proce
 def test_password_protected_pdf_is_encrypted_error() -> None:
     data = (FIXTURE_PDF / ENCRYPTED_PDF).read_bytes()
     with pytest.raises(ConversionError) as caught:
-        PdfConverter().convert(data, "application/pdf", ENCRYPTED_PDF)
+        PdfConverter().convert(Source.of(ENCRYPTED_PDF, "application/pdf", data))
     assert caught.value.reason == "encrypted"
 
 

@@ -19,7 +19,7 @@ import pytest
 from fpdf import FPDF
 
 from docshelf.converters import ConversionResult, convert
-from docshelf.converters.pdftables import Rule, fill, find_grids, rules_of_box
+from docshelf.converters.pdf.tables import Rule, fill, find_grids, rules_of_box
 from tests.support.paths import NEEDS_SHARED
 
 from .conftest import CORPUS_PDF, Convert

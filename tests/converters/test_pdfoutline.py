@@ -12,7 +12,7 @@ from pypdf import PdfReader, PdfWriter
 from pypdf.generic import DictionaryObject, NameObject, TextStringObject
 
 from docshelf.converters.base import OutlineEntry
-from docshelf.converters.pdfoutline import read_outline
+from docshelf.converters.pdf.outline import read_outline
 from docshelf.converters.textutil import collapse_whitespace
 
 from .conftest import CORPUS_PDF, READABLE_PDFS

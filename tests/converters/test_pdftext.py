@@ -1,4 +1,4 @@
-"""PDF page text through PDFium: what PDFium gets wrong is put right (converters/pdftext.py).
+"""PDF page text through PDFium: what PDFium gets wrong is put right (converters/pdf/text.py).
 
 PDFs made here with fpdf2 need only DejaVu Sans; the tests on real files need
 the shared corpus and skip without it.
@@ -16,8 +16,8 @@ from fpdf import FPDF
 from pypdf import PdfReader, PdfWriter
 
 from docshelf.converters import convert
-from docshelf.converters.fonts import coverage, system_fonts
-from docshelf.converters.render_pdf import render_markdown_pdf
+from docshelf.converters.render.fonts import coverage, system_fonts
+from docshelf.converters.render.pdf import render_markdown_pdf
 
 from .conftest import CORPUS_PDF
 

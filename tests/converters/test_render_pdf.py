@@ -9,14 +9,14 @@ from pathlib import Path
 import pypdf
 import pytest
 
-from docshelf.converters.fonts import CORE_FONTS, coverage, fonts_in, system_fonts
-from docshelf.converters.mdmodel import markdown_parser
-from docshelf.converters.render_pdf import (
+from docshelf.converters.markdown.model import markdown_parser
+from docshelf.converters.render.fonts import CORE_FONTS, coverage, fonts_in, system_fonts
+from docshelf.converters.render.pdf import (
     RENDER_LIMIT_CHARS,
     render_markdown_pdf,
-    render_text_pdf,
     truncate_for_rendering,
 )
+from docshelf.converters.textutil import text_to_markdown
 
 from .conftest import SPEC, SPEC_PAGES, Convert
 
@@ -154,5 +154,7 @@ def test_long_input_is_truncated_with_a_note() -> None:
 
 
 def test_plain_text_rendering_keeps_lines() -> None:
-    text = pdf_text(render_text_pdf("line one\nline two\n\n# not a heading\n"))
+    text = pdf_text(
+        render_markdown_pdf(text_to_markdown("line one\nline two\n\n# not a heading\n"))
+    )
     assert "line one\nline two" in text and "# not a heading" in text

@@ -28,7 +28,7 @@ from fontTools.cffLib import CFFFontSet
 from fontTools.ttLib import TTFont
 
 from docshelf.converters import convert
-from docshelf.converters.fonts import (
+from docshelf.converters.render.fonts import (
     FontSet,
     coverage,
     fonts_in,
@@ -251,7 +251,7 @@ def test_mixed_document_draws_every_character() -> None:
 
 @needs(*CJK)
 def test_latin_document_embeds_and_loads_no_fallback() -> None:
-    from docshelf.converters import render_pdf
+    from docshelf.converters.render import pdf as render_pdf
 
     glyphs = render_pdf._Glyphs.for_text(FONTS, LINES["latin"] + " ∑ ≤ √")
     assert glyphs.fallbacks == ()
@@ -287,7 +287,7 @@ def test_fontconfig_finds_a_font_under_a_name_not_listed() -> None:
 @needs(*CJK)
 @pytest.mark.skipif(shutil.which("fc-match") is None, reason="fontconfig is not installed")
 def test_a_rendering_asks_fontconfig_for_what_no_listed_font_draws() -> None:
-    from docshelf.converters import render_pdf
+    from docshelf.converters.render import pdf as render_pdf
 
     dejavu_only = fonts_in([FONTS.sans.regular.parent])  # type: ignore[union-attr]
     glyphs = render_pdf._Glyphs.for_text(dejavu_only, "Latin 中文 ひらがな 한국어")
@@ -298,8 +298,8 @@ def test_a_latin_rendering_reads_no_fallback_font_in_a_fresh_process() -> None:
     # Finding the fonts reads no font file; a Latin text reads DejaVu's cmap alone
     # (a CJK cmap costs ~25 MB and 0.2 s in every conversion worker).
     code = (
-        "from docshelf.converters.render_pdf import render_markdown_pdf; "
-        "from docshelf.converters import fonts; "
+        "from docshelf.converters.render.pdf import render_markdown_pdf; "
+        "from docshelf.converters.render import fonts; "
         "render_markdown_pdf('# Plain\\n\\nLatin text, and code: `x = 1`.\\n'); "
         "print(fonts.coverage.cache_info().currsize)"
     )
@@ -312,7 +312,7 @@ def test_a_latin_rendering_reads_no_fallback_font_in_a_fresh_process() -> None:
 def test_start_log_names_the_fallbacks_and_the_scripts_without_a_font(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
-    caplog.set_level(logging.INFO, logger="docshelf.converters.fonts")
+    caplog.set_level(logging.INFO, logger="docshelf.converters.render.fonts")
     log_fonts(FONTS)
     assert "fallbacks: " in caplog.text and FONTS.sans.regular.name in caplog.text  # type: ignore[union-attr]
     caplog.clear()
@@ -342,7 +342,7 @@ def read_back(data: bytes) -> str:
     character by character, so a ligature's letters, which the PDF stores in
     logical order as every writer does, come back swapped (لا as ال), and a
     surrogate pair inside the run halves swapped (dropped); the reader puts
-    both right (converters/pdftext.py), as it does for any PDF.
+    both right (converters/pdf/text.py), as it does for any PDF.
     """
     plain = convert(data, "application/pdf", "rendered.pdf").get("text/plain")
     return plain.data.decode()  # type: ignore[union-attr]
@@ -427,7 +427,7 @@ def test_math_letter_between_arabic_words_reads_back() -> None:
 
 
 def test_latin_document_is_not_shaped(monkeypatch: pytest.MonkeyPatch) -> None:
-    from docshelf.converters import render_pdf
+    from docshelf.converters.render import pdf as render_pdf
 
     calls: list[bool] = []
     original = render_pdf._ShelfPDF.set_text_shaping

@@ -9,7 +9,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from docshelf.converters import ConversionError, convert
-from docshelf.converters.mdmodel import markdown_parser, parse_markdown
+from docshelf.converters.base import Source
+from docshelf.converters.formats import is_textual
+from docshelf.converters.markdown.model import markdown_parser, parse_markdown
 from docshelf.converters.text import TextConverter
 from docshelf.converters.textutil import (
     decode_text,
@@ -146,9 +148,9 @@ def test_summary_cuts_at_a_word() -> None:
 @given(st.binary(max_size=300))
 def test_arbitrary_bytes_raise_nothing_but_conversion_error(data: bytes) -> None:
     try:
-        result = TextConverter().convert(data, "text/plain", "fuzz.txt")
+        result = TextConverter().convert(Source.of("fuzz.txt", "text/plain", data))
     except ConversionError:
         return
     for representation in result.representations:
-        if representation.is_text:
+        if is_textual(representation.mime_type):
             representation.data.decode("utf-8")

@@ -12,7 +12,7 @@ from typing import Any
 
 
 def render_markdown_pdf(source: str, **options: Any) -> bytes:
-    """Render Markdown to PDF bytes (see :func:`converters.render_pdf.render_markdown_pdf`)."""
-    from docshelf.converters.render_pdf import render_markdown_pdf as render
+    """Render Markdown to PDF bytes (see :func:`converters.render.pdf.render_markdown_pdf`)."""
+    from docshelf.converters.render.pdf import render_markdown_pdf as render
 
     return render(source, **options)

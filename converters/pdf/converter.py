@@ -1,12 +1,12 @@
 """PDF sources: text per page (PDFium), metadata, outline, recovered structure (pypdf).
 
 Derived: text/plain (page texts), text/markdown (structure recovered, see
-:mod:`converters.pdfmarkdown`), application/json (pages). pypdf opens the file
+:mod:`converters.pdf.markdown`), application/json (pages). pypdf opens the file
 and owns its structure: encryption, page tree, metadata, outline. Encrypted
 files are opened with the empty user password when that works (owner-password-
 only files), else refused as ``"encrypted"``. A file whose page tree is damaged
 is salvaged by scanning its objects for pages. Page text comes from PDFium
-(:mod:`converters.pdftext`, 20-30x faster); pages PDFium cannot read, and
+(:mod:`converters.pdf.text`, 20-30x faster); pages PDFium cannot read, and
 salvaged files, fall back to pypdf's extraction.
 """
 
@@ -29,17 +29,19 @@ from docshelf.converters.base import (
     ConversionError,
     ConversionResult,
     Facts,
-    base_mime_type,
+    FailureReason,
+    Source,
 )
 from docshelf.converters.document import DocumentData, Page, document_json
-from docshelf.converters.mdmodel import parse_markdown
+from docshelf.converters.failures import conversion_failure, describe
+from docshelf.converters.markdown.model import parse_markdown
 from docshelf.converters.parts import page_segments
-from docshelf.converters.pdfglyphs import GlyphNames
-from docshelf.converters.pdflayout import PageLayout, empty_layout, extract_layout, lay_out
-from docshelf.converters.pdfmarkdown import pdf_markdown
-from docshelf.converters.pdfmeta import READ_ERRORS, read_metadata
-from docshelf.converters.pdfoutline import read_outline
-from docshelf.converters.pdftext import extract_pages
+from docshelf.converters.pdf.glyphs import GlyphNames
+from docshelf.converters.pdf.layout import PageLayout, empty_layout, extract_layout, lay_out
+from docshelf.converters.pdf.markdown import pdf_markdown
+from docshelf.converters.pdf.meta import READ_ERRORS, read_metadata
+from docshelf.converters.pdf.outline import read_outline
+from docshelf.converters.pdf.text import extract_pages
 from docshelf.converters.textutil import summarize
 
 _PDF_MIME_TYPES = frozenset({APPLICATION_PDF, "application/x-pdf"})
@@ -59,10 +61,11 @@ class PdfConverter:
     name = "pdf"
     version = "4"
 
-    def accepts(self, mime_type: str, extension: str) -> bool:
-        return base_mime_type(mime_type) in _PDF_MIME_TYPES or extension == ".pdf"
+    def accepts(self, source: Source) -> bool:
+        return source.base_mime_type in _PDF_MIME_TYPES or source.extension == ".pdf"
 
-    def convert(self, data: bytes, mime_type: str, filename: str) -> ConversionResult:
+    def convert(self, source: Source) -> ConversionResult:
+        data = source.data
         opened = _open(data)
         reader = opened.reader
         metadata = read_metadata(reader)
@@ -95,7 +98,7 @@ class PdfConverter:
             Page(layout.number, text) for layout, text in zip(layouts, page_texts, strict=True)
         ]
         return assemble(
-            mime_type,
+            source.mime_type,
             facts,
             {
                 TEXT_PLAIN: lambda: full_text.encode("utf-8"),
@@ -121,27 +124,27 @@ def _open(data: bytes) -> _OpenedPdf:
     try:
         reader = PdfReader(io.BytesIO(data), strict=False)
     except READ_ERRORS as exc:
-        raise ConversionError("corrupt", f"not a readable PDF ({_describe(exc)})") from exc
+        raise conversion_failure(exc, f"not a readable PDF ({describe(exc)})") from exc
     if reader.is_encrypted:
         try:
             decrypted = reader.decrypt("")
         except DependencyError as exc:
-            raise ConversionError("encrypted", f"cannot decrypt: {exc}") from exc
+            raise conversion_failure(exc, f"cannot decrypt: {exc}") from exc
         except READ_ERRORS as exc:
-            raise ConversionError(
-                "corrupt", f"broken encryption dictionary ({_describe(exc)})"
+            raise conversion_failure(
+                exc, f"broken encryption dictionary ({describe(exc)})"
             ) from exc
         if decrypted == PasswordType.NOT_DECRYPTED:
-            raise ConversionError("encrypted", "the PDF needs a password to open")
+            raise ConversionError(FailureReason.ENCRYPTED, "the PDF needs a password to open")
     try:
         pages = tuple(reader.pages)
         return _OpenedPdf(reader, pages, len(pages), salvaged=False)
     except FileNotDecryptedError as exc:
-        raise ConversionError("encrypted", "the PDF needs a password to open") from exc
+        raise conversion_failure(exc, "the PDF needs a password to open") from exc
     except READ_ERRORS as exc:
         pages = tuple(_scan_for_pages(reader))
         if not pages:
-            raise ConversionError("corrupt", f"no readable pages ({_describe(exc)})") from exc
+            raise conversion_failure(exc, f"no readable pages ({describe(exc)})") from exc
         return _OpenedPdf(reader, pages, max(len(pages), _linearized_page_count(reader)), True)
 
 
@@ -202,8 +205,3 @@ def _linearized_page_count(reader: PdfReader) -> int:
 def _first_paragraph(markdown: str) -> str | None:
     """The first paragraph of body text (headings and page markers skipped)."""
     return parse_markdown(markdown[:20_000]).first_paragraph
-
-
-def _describe(exc: Exception) -> str:
-    text = str(exc).strip()
-    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__

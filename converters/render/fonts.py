@@ -28,7 +28,7 @@ from fontTools.ttLib import TTFont, TTLibError
 
 log = logging.getLogger(__name__)
 
-PACKAGE_FONT_DIR = Path(__file__).parent / "fonts"
+PACKAGE_FONT_DIR = Path(__file__).parent.parent / "fonts"
 SYSTEM_FONT_DIRS: tuple[Path, ...] = (
     Path("/usr/share/fonts"),
     Path("/usr/local/share/fonts"),

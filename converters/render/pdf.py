@@ -6,7 +6,7 @@ raises on links without a destination, and its core fonts cannot encode
 non-Latin-1 text. So the HTML it gets is written here, from the token stream,
 with only tags we chose: no images (their alt text instead), links only to
 ``http(s)``/``mailto``, raw HTML reduced to its text, table cells as plain
-text. Fonts are DejaVu Sans/Mono with fallbacks (see :mod:`converters.fonts`);
+text. Fonts are DejaVu Sans/Mono with fallbacks (see :mod:`converters.render.fonts`);
 characters no font has become U+FFFD (or ``?`` with the core fonts).
 
 Each top-level block is rendered on its own; a block fpdf2 cannot lay out
@@ -39,11 +39,10 @@ from fpdf.html import HTML2FPDF
 from fpdf.line_break import Fragment
 from markdown_it.token import Token
 
-from docshelf.converters import fontcache
-from docshelf.converters.fonts import FontSet, coverage, fontconfig_fallbacks, system_fonts
-from docshelf.converters.htmltext import html_to_text
-from docshelf.converters.mdmodel import inline_text, markdown_parser
-from docshelf.converters.textutil import text_to_markdown
+from docshelf.converters.html.text import html_to_text
+from docshelf.converters.markdown.model import inline_text, markdown_parser, table_rows
+from docshelf.converters.render import fontcache
+from docshelf.converters.render.fonts import FontSet, coverage, fontconfig_fallbacks, system_fonts
 
 #: Markdown longer than this is cut at a block boundary before rendering: fpdf2
 #: lays out ~100 KB of text per second, and the full text is in the other variants.
@@ -113,7 +112,7 @@ def render_markdown_pdf(
 
     ``title`` becomes the PDF's /Title and, unless the document opens with a
     level-1 heading, a heading on the first page. ``fonts`` defaults to the
-    fonts found on this machine (:func:`converters.fonts.system_fonts`).
+    fonts found on this machine (:func:`converters.render.fonts.system_fonts`).
     """
     font_set = system_fonts() if fonts is None else fonts
     source = truncate_for_rendering(markdown.expandtabs(4))
@@ -140,11 +139,6 @@ def render_markdown_pdf(
     for chunk in chunks:
         pdf.write_chunk(chunk, options)
     return bytes(pdf.output())
-
-
-def render_text_pdf(text: str, *, title: str | None = None, fonts: FontSet | None = None) -> bytes:
-    """Render plain text (paragraphs and line breaks kept) as a PDF."""
-    return render_markdown_pdf(text_to_markdown(text), title=title, fonts=fonts)
 
 
 def truncate_for_rendering(markdown: str, limit: int = RENDER_LIMIT_CHARS) -> str:
@@ -254,7 +248,7 @@ class _ShelfPDF(FPDF):
 
     A typical page needs two or three of the eight DejaVu faces, so they are
     added when ``set_font`` first asks; each file is parsed once per process
-    (:mod:`converters.fontcache`), but embedding a face still costs ~20 ms.
+    (:mod:`converters.render.fontcache`), but embedding a face still costs ~20 ms.
 
     Blocks with right-to-left or complex-script text are written with text
     shaping on, and all their text goes through fpdf2's bidi algorithm (see the
@@ -560,19 +554,10 @@ class _HtmlWriter:
         return index + 1
 
     def _table(self, tokens: Sequence[Token], index: int) -> int:
-        rows: list[tuple[bool, list[str]]] = []
-        in_head = False
-        while index < len(tokens) and tokens[index].type != "table_close":
-            token = tokens[index]
-            if token.type == "thead_open":
-                in_head = True
-            elif token.type == "thead_close":
-                in_head = False
-            elif token.type == "tr_open":
-                rows.append((in_head, []))
-            elif token.type == "inline" and rows:
-                rows[-1][1].append(" ".join(inline_text(token.children).split()))
-            index += 1
+        table, after = table_rows(tokens, index)
+        rows = [
+            (row.header, [" ".join(inline_text(c).split()) for c in row.cells]) for row in table
+        ]
         parts = ['<table border="1">']
         for is_head, cells in rows[: MAX_TABLE_ROWS + 1]:
             # fpdf2 justifies cell text by default, which spreads short lines.
@@ -586,7 +571,7 @@ class _HtmlWriter:
             left_out = len(rows) - MAX_TABLE_ROWS - 1
             parts.append(f"<p><i>[{left_out} more rows: see the other variants.]</i></p>")
         self.out.append("".join(parts))
-        return index + 1
+        return after
 
 
 def _next_inline_text(tokens: Sequence[Token], index: int) -> str:

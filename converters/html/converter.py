@@ -1,6 +1,6 @@
 """HTML sources.
 
-Derived: text/markdown (see :mod:`converters.htmlmd`), and from that Markdown
+Derived: text/markdown (see :mod:`converters.html.markdown`), and from that Markdown
 text/plain (the visible text), application/json (sections, links, tables) and
 application/pdf (rendered; images are never fetched).
 """
@@ -9,21 +9,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from docshelf.converters.assemble import assemble
+from docshelf.converters.assemble import parsed_markdown_result
 from docshelf.converters.base import (
-    APPLICATION_JSON,
-    APPLICATION_PDF,
-    TEXT_MARKDOWN,
-    TEXT_PLAIN,
     ConversionResult,
-    base_mime_type,
+    Source,
 )
-from docshelf.converters.document import document_json, from_markdown
-from docshelf.converters.htmlmd import html_to_markdown
-from docshelf.converters.markdown import markdown_facts
-from docshelf.converters.mdmodel import parse_markdown
-from docshelf.converters.parts import section_segments
-from docshelf.converters.render import render_markdown_pdf
+from docshelf.converters.html.markdown import html_to_markdown
+from docshelf.converters.markdown.converter import markdown_facts
+from docshelf.converters.markdown.model import parse_markdown
 from docshelf.converters.textutil import check_size, decode_text, markdown_heading
 
 HTML_MIME_TYPES = frozenset({"text/html", "application/xhtml+xml"})
@@ -38,17 +31,17 @@ class HtmlConverter:
     name = "html"
     version = "3"
 
-    def accepts(self, mime_type: str, extension: str) -> bool:
-        return base_mime_type(mime_type) in HTML_MIME_TYPES or extension in HTML_EXTENSIONS
+    def accepts(self, source: Source) -> bool:
+        return source.base_mime_type in HTML_MIME_TYPES or source.extension in HTML_EXTENSIONS
 
-    def convert(self, data: bytes, mime_type: str, filename: str) -> ConversionResult:
-        check_size(data)
-        return convert_html(decode_text(data), mime_type)
+    def convert(self, source: Source) -> ConversionResult:
+        check_size(source.data)
+        return convert_html(source, decode_text(source.data))
 
 
 def convert_html(
-    source: str,
-    mime_type: str,
+    source: Source,
+    html: str,
     *,
     title: str | None = None,
     description: str | None = None,
@@ -63,7 +56,7 @@ def convert_html(
     heads the Markdown as a ``#`` heading when the body has no ``h1``, unless
     ``title_heading`` is false (the body shows it otherwise: a Word title).
     """
-    page = html_to_markdown(source)
+    page = html_to_markdown(html)
     title = title or page.title or page.first_h1
     markdown = page.markdown
     if title and title_heading and page.first_h1 is None:
@@ -77,19 +70,6 @@ def convert_html(
         language=language or page.language,
         metadata={**declared, **(metadata or {})},
     )
-    return assemble(
-        mime_type,
-        facts,
-        {
-            TEXT_PLAIN: lambda: document.text.encode("utf-8"),
-            TEXT_MARKDOWN: lambda: markdown.encode("utf-8"),
-            APPLICATION_JSON: lambda: document_json(from_markdown(facts, document)),
-            APPLICATION_PDF: lambda: render_markdown_pdf(
-                markdown,
-                title=facts.title,
-                author=facts.metadata.get("author"),
-                language=facts.language,
-            ),
-        },
-        lambda: section_segments(document.sections),
+    return parsed_markdown_result(
+        source, facts, markdown, document, pdf_author=facts.metadata.get("author")
     )

@@ -4,7 +4,7 @@ An extractor reports each visual line with its effective font size (headings
 are set larger), baseline and boldness (:class:`TextLine`); :func:`lay_out`
 turns those into a :class:`PageLayout`: lines cleaned, paragraph breaks found
 from the vertical gaps, words hyphenated across lines joined. PDFium is the
-extractor (:mod:`converters.pdftext`); :func:`extract_layout` is the pypdf one,
+extractor (:mod:`converters.pdf.text`); :func:`extract_layout` is the pypdf one,
 for pages PDFium cannot open. pypdf's ``extract_text`` returns lines and its
 text visitor reports, for every piece of text, the font size and position; the
 visitor costs nothing extra: it runs during the same extraction.
@@ -22,8 +22,8 @@ from typing import Any
 
 from pypdf import PageObject
 
-from docshelf.converters.mdmodel import Link
-from docshelf.converters.pdftables import Table, table_text
+from docshelf.converters.markdown.model import Link
+from docshelf.converters.pdf.tables import Table, table_text
 from docshelf.converters.textutil import clean_text
 
 #: A line whose gap above it exceeds this many times the page's usual line

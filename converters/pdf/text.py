@@ -53,15 +53,15 @@ from typing import Any, Protocol
 import pypdfium2 as pdfium
 import pypdfium2.raw as pdfium_c
 
-from docshelf.converters.mdmodel import Link
-from docshelf.converters.pdflayout import (
+from docshelf.converters.markdown.model import Link
+from docshelf.converters.pdf.layout import (
     FIXED_PITCH_FLAG,
     Cell,
     TextLine,
     is_bold_name,
     is_mono_name,
 )
-from docshelf.converters.pdftables import (
+from docshelf.converters.pdf.tables import (
     MAX_RULE_THICKNESS,
     MAX_RULES,
     MIN_RULE_LENGTH,

@@ -15,22 +15,16 @@ from html.parser import HTMLParser
 
 from markdown_it.token import Token
 
-from docshelf.converters.assemble import assemble
+from docshelf.converters.assemble import parsed_markdown_result
 from docshelf.converters.base import (
-    APPLICATION_JSON,
-    APPLICATION_PDF,
     TEXT_MARKDOWN,
-    TEXT_PLAIN,
     ConversionResult,
     Facts,
-    base_mime_type,
+    Source,
 )
-from docshelf.converters.document import document_json, from_markdown
-from docshelf.converters.htmltext import html_to_text
-from docshelf.converters.mdmodel import MarkdownDocument, inline_text, parse_markdown
-from docshelf.converters.mdx import mdx_to_markdown
-from docshelf.converters.parts import section_segments
-from docshelf.converters.render import render_markdown_pdf
+from docshelf.converters.html.text import html_to_text
+from docshelf.converters.markdown.mdx import mdx_to_markdown
+from docshelf.converters.markdown.model import MarkdownDocument, inline_text, parse_markdown
 from docshelf.converters.textutil import check_size, collapse_whitespace, decode_text, summarize
 
 MARKDOWN_MIME_TYPES = frozenset({TEXT_MARKDOWN, "text/x-markdown", "text/mdx", "text/x-mdx"})
@@ -44,31 +38,20 @@ class MarkdownConverter:
     name = "markdown"
     version = "3"
 
-    def accepts(self, mime_type: str, extension: str) -> bool:
-        return base_mime_type(mime_type) in MARKDOWN_MIME_TYPES or extension in MARKDOWN_EXTENSIONS
+    def accepts(self, source: Source) -> bool:
+        return (
+            source.base_mime_type in MARKDOWN_MIME_TYPES or source.extension in MARKDOWN_EXTENSIONS
+        )
 
-    def convert(self, data: bytes, mime_type: str, filename: str) -> ConversionResult:
-        check_size(data)
-        source = decode_text(data)
-        if base_mime_type(mime_type) in _MDX_MIME_TYPES or filename.lower().endswith(".mdx"):
-            source = mdx_to_markdown(source)
-        document = parse_markdown(source)
+    def convert(self, source: Source) -> ConversionResult:
+        check_size(source.data)
+        markdown = decode_text(source.data)
+        if source.base_mime_type in _MDX_MIME_TYPES or source.filename.lower().endswith(".mdx"):
+            markdown = mdx_to_markdown(markdown)
+        document = parse_markdown(markdown)
         facts = markdown_facts(document)
-        return assemble(
-            mime_type,
-            facts,
-            {
-                TEXT_PLAIN: lambda: document.text.encode("utf-8"),
-                TEXT_MARKDOWN: lambda: source.encode("utf-8"),
-                APPLICATION_JSON: lambda: document_json(from_markdown(facts, document)),
-                APPLICATION_PDF: lambda: render_markdown_pdf(
-                    source,
-                    title=facts.title,
-                    author=facts.metadata.get("author"),
-                    language=facts.language,
-                ),
-            },
-            lambda: section_segments(document.sections),
+        return parsed_markdown_result(
+            source, facts, markdown, document, pdf_author=facts.metadata.get("author")
         )
 
 

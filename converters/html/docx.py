@@ -3,7 +3,7 @@
 mammoth (BSD-2, pure Python, actively maintained) maps Word styles to
 headings, lists and tables instead of copying visual formatting, which is
 exactly the structure the other formats need; its HTML then takes the HTML
-path (:func:`converters.html.convert_html`). Images are left out (no data URIs
+path (:func:`converters.html.converter.convert_html`). Images are left out (no data URIs
 bloating the Markdown) and external files are never read. Title, author and
 dates come from the package's core properties (``docProps/core.xml``).
 
@@ -31,8 +31,14 @@ from xml.etree import ElementTree
 
 import mammoth
 
-from docshelf.converters.base import ConversionError, ConversionResult, base_mime_type
-from docshelf.converters.html import convert_html
+from docshelf.converters.base import (
+    ConversionError,
+    ConversionResult,
+    FailureReason,
+    Source,
+)
+from docshelf.converters.failures import conversion_failure
+from docshelf.converters.html.converter import convert_html
 from docshelf.converters.textutil import check_size, collapse_whitespace
 
 DOCX_MIME_TYPE = "application/vnd.openxmlformats-officedocument.wordprocessingml.document"
@@ -97,20 +103,20 @@ class DocxConverter:
     name = "docx"
     version = "3"
 
-    def accepts(self, mime_type: str, extension: str) -> bool:
-        return base_mime_type(mime_type) == DOCX_MIME_TYPE or extension == ".docx"
+    def accepts(self, source: Source) -> bool:
+        return source.base_mime_type == DOCX_MIME_TYPE or source.extension == ".docx"
 
-    def convert(self, data: bytes, mime_type: str, filename: str) -> ConversionResult:
-        check_size(data, MAX_DOCX_BYTES)
-        properties = core_properties(_open_package(data))
-        html = _docx_html(data)
+    def convert(self, source: Source) -> ConversionResult:
+        check_size(source.data, MAX_DOCX_BYTES)
+        properties = core_properties(_open_package(source.data))
+        html = _docx_html(source.data)
         lead = _Lead.of(html)
         described = properties.get("description")
         if described and GENERATOR_SIGNATURE.fullmatch(described):
             described = None
         return convert_html(
+            source,
             html,
-            mime_type,
             title=properties.get("title") or lead.title,
             description=(
                 properties.get("subject")
@@ -128,10 +134,10 @@ def _open_package(data: bytes) -> zipfile.ZipFile:
     try:
         package = zipfile.ZipFile(io.BytesIO(data))
     except (zipfile.BadZipFile, ValueError, OSError) as exc:
-        raise ConversionError("corrupt", f"not a DOCX (ZIP) package: {exc}") from exc
+        raise conversion_failure(exc, f"not a DOCX (ZIP) package: {exc}") from exc
     unpacked = sum(info.file_size for info in package.infolist())
     if unpacked > MAX_UNPACKED_BYTES:
-        raise ConversionError("too_large", f"the package unpacks to {unpacked} bytes")
+        raise ConversionError(FailureReason.TOO_LARGE, f"the package unpacks to {unpacked} bytes")
     return package
 
 
@@ -146,7 +152,7 @@ def _docx_html(data: bytes) -> str:
     except Exception as exc:
         # mammoth reports a broken package with whatever its ZIP and XML
         # readers raise (KeyError for a missing part, ExpatError, ...).
-        raise ConversionError("corrupt", f"unreadable DOCX: {type(exc).__name__}: {exc}") from exc
+        raise conversion_failure(exc, f"unreadable DOCX: {type(exc).__name__}: {exc}") from exc
     return str(result.value)
 
 
@@ -155,7 +161,7 @@ class _Lead(HTMLParser):
 
     mammoth writes the body as a flat run of ``p``, ``h1``-``h6``, lists and
     tables; a paragraph at the top of that run is body text, one inside a
-    list or a table is not (nor is it to :mod:`converters.mdmodel`).
+    list or a table is not (nor is it to :mod:`converters.markdown.model`).
     """
 
     def __init__(self) -> None:

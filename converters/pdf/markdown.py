@@ -27,8 +27,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from docshelf.converters.base import OutlineEntry
-from docshelf.converters.mdmodel import CodeBlock, Link, Table
-from docshelf.converters.pdflayout import Line, PageLayout
+from docshelf.converters.markdown.model import CodeBlock, Link, Table
+from docshelf.converters.pdf.layout import Line, PageLayout
 from docshelf.converters.textutil import (
     code_fence,
     collapse_whitespace,

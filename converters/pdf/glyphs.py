@@ -22,7 +22,7 @@ from fontTools import agl
 from pypdf import PageObject
 from pypdf.generic import DictionaryObject
 
-from docshelf.converters.pdfmeta import READ_ERRORS
+from docshelf.converters.pdf.meta import READ_ERRORS
 
 try:  # pypdf's font decoding is not public API; without it, unmapped glyphs are dropped
     from pypdf._cmap import get_encoding as _get_encoding

@@ -18,8 +18,8 @@ from markdown_it.token import Token
 from mdit_py_plugins.front_matter import front_matter_plugin
 
 from docshelf.converters.base import OutlineEntry
-from docshelf.converters.frontmatter import parse_front_matter
-from docshelf.converters.htmltext import html_to_text
+from docshelf.converters.html.text import html_to_text
+from docshelf.converters.markdown.frontmatter import parse_front_matter
 from docshelf.converters.textutil import collapse_whitespace, is_boilerplate
 
 #: How many top-level blocks :attr:`MarkdownDocument.opening` keeps.
@@ -87,7 +87,7 @@ class MarkdownDocument:
     first_paragraph: str | None
     #: The tokens of the first :data:`OPENING_BLOCKS` top-level blocks: how the
     #: document presents itself (logo, name, badges, first prose), read for its
-    #: title and description by :mod:`converters.markdown`.
+    #: title and description by :mod:`converters.markdown.converter`.
     opening: tuple[Token, ...] = field(default=(), compare=False, repr=False)
 
     @property
@@ -98,6 +98,36 @@ class MarkdownDocument:
 def parse_markdown(source: str) -> MarkdownDocument:
     """Read ``source`` into a :class:`MarkdownDocument`."""
     return _Reader().read(markdown_parser().parse(source))
+
+
+@dataclass(frozen=True, slots=True)
+class TableRow:
+    """One row of a GFM table: whether it is the header, and each cell's inline tokens."""
+
+    header: bool
+    cells: tuple[Sequence[Token], ...]
+
+
+def table_rows(tokens: Sequence[Token], index: int) -> tuple[list[TableRow], int]:
+    """The rows of the table opening at ``tokens[index]``, and the index past its end.
+
+    The one reading of markdown-it's table tokens: the Markdown model and the
+    PDF renderer each make their own text of the cells.
+    """
+    rows: list[tuple[bool, list[Sequence[Token]]]] = []
+    in_head = False
+    while index < len(tokens) and tokens[index].type != "table_close":
+        token = tokens[index]
+        if token.type == "thead_open":
+            in_head = True
+        elif token.type == "thead_close":
+            in_head = False
+        elif token.type == "tr_open":
+            rows.append((in_head, []))
+        elif token.type == "inline" and rows:
+            rows[-1][1].append(token.children or [])
+        index += 1
+    return [TableRow(header, tuple(cells)) for header, cells in rows], index + 1
 
 
 def inline_text(children: Sequence[Token] | None) -> str:
@@ -225,25 +255,21 @@ class _Reader:
         return index + 1
 
     def _table(self, tokens: list[Token], index: int) -> int:
+        rows, after = table_rows(tokens, index)
         header: list[str] = []
-        rows: list[list[str]] = []
-        in_head = False
-        while index < len(tokens) and tokens[index].type != "table_close":
-            token = tokens[index]
-            if token.type == "thead_open":
-                in_head = True
-            elif token.type == "thead_close":
-                in_head = False
-            elif token.type == "tr_open" and not in_head:
-                rows.append([])
-            elif token.type == "inline":
-                self._collect_links(token.children)
-                cell = collapse_whitespace(inline_text(token.children))
-                (header if in_head else rows[-1]).append(cell)
-            index += 1
-        self.tables.append(Table(tuple(header), tuple(tuple(row) for row in rows)))
-        self._add("\n".join("\t".join(cells) for cells in [header, *rows]))
-        return index + 1
+        body: list[list[str]] = []
+        for row in rows:
+            cells = []
+            for cell in row.cells:
+                self._collect_links(cell)
+                cells.append(collapse_whitespace(inline_text(cell)))
+            if row.header:
+                header.extend(cells)
+            else:
+                body.append(cells)
+        self.tables.append(Table(tuple(header), tuple(tuple(row) for row in body)))
+        self._add("\n".join("\t".join(cells) for cells in [header, *body]))
+        return after
 
     def _collect_links(self, children: Sequence[Token] | None) -> None:
         children = children or []

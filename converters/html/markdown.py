@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from html.parser import HTMLParser
 
-from docshelf.converters.htmltext import INVISIBLE_ELEMENTS
+from docshelf.converters.html.text import INVISIBLE_ELEMENTS
 from docshelf.converters.textutil import (
     code_fence,
     collapse_whitespace,
@@ -371,7 +371,7 @@ class _Writer:
             # The term on a line of its own, in bold; its definitions (``dd``)
             # follow as blocks. CommonMark has no definition lists, and the
             # ``term\n: definition`` extension would read as one paragraph to
-            # every CommonMark parser, ours included (converters.mdmodel).
+            # every CommonMark parser, ours included (converters.markdown.model).
             text = self._emphasised("**", lambda: self._one_line(element.children))
             return [f"**{text}**"] if text else []
         return self.blocks(element)

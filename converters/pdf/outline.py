@@ -22,7 +22,7 @@ from pypdf import PdfReader
 from pypdf.generic import ArrayObject, DictionaryObject, IndirectObject
 
 from docshelf.converters.base import OutlineEntry
-from docshelf.converters.pdfmeta import READ_ERRORS
+from docshelf.converters.pdf.meta import READ_ERRORS
 from docshelf.converters.textutil import collapse_whitespace
 
 #: At most this many bookmarks are read: a malformed outline can be huge or loop.
