@@ -99,7 +99,7 @@ class _Known:
     mime_type: str
     detection: int | None
     converter: str | None
-    state: str
+    state: DocumentState
     error_reason: str | None
     error_message: str | None
 

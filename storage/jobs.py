@@ -37,7 +37,7 @@ from sqlalchemy import func, select
 
 from docshelf.storage.database import Database
 from docshelf.storage.indexer import FileError, Indexer, IndexReport
-from docshelf.storage.models import Job
+from docshelf.storage.models import UNFINISHED_JOB_STATES, Job, JobState
 
 log = logging.getLogger(__name__)
 
@@ -45,19 +45,6 @@ ReportObserver = Callable[[IndexReport, float], None]
 """Told about every finished pass (its report and wall-clock seconds), e.g. to update metrics."""
 
 COUNT_NAMES = ("seen", "added", "changed", "removed", "unchanged", "failed")
-
-
-class JobState:
-    """Values of :attr:`Job.state`."""
-
-    QUEUED = "queued"
-    RUNNING = "running"
-    SUCCEEDED = "succeeded"  # the pass ran to its end; single files may still have failed
-    FAILED = "failed"  # the pass itself raised; ``message`` says why
-    INTERRUPTED = "interrupted"  # the process stopped before the job finished
-
-    PENDING = (QUEUED, RUNNING)
-    ALL = (QUEUED, RUNNING, SUCCEEDED, FAILED, INTERRUPTED)
 
 
 class UnknownShelf(LookupError):
@@ -126,7 +113,7 @@ class JobRecord:
     trigger: str
     owner: str
     requests: int
-    state: str
+    state: JobState
     requested_at: datetime
     started_at: datetime | None
     finished_at: datetime | None
@@ -143,7 +130,7 @@ class JobRecord:
 
     @property
     def finished(self) -> bool:
-        return self.state not in JobState.PENDING
+        return self.state.finished
 
 
 def _record(job: Job) -> JobRecord:
@@ -354,7 +341,7 @@ class JobRunner:
             job = session.get(Job, job_id)
             return _record(job) if job is not None else None
 
-    def recent(self, limit: int = 50, state: str | None = None) -> list[JobRecord]:
+    def recent(self, limit: int = 50, state: JobState | None = None) -> list[JobRecord]:
         """The newest jobs first."""
         query = select(Job).order_by(Job.id.desc()).limit(limit)
         if state is not None:
@@ -362,14 +349,14 @@ class JobRunner:
         with self.database.session() as session:
             return [_record(job) for job in session.scalars(query)]
 
-    def pending_counts(self) -> dict[str, int]:
+    def pending_counts(self) -> dict[JobState, int]:
         """How many jobs are queued and running, in any process sharing the database."""
         query = (
             select(Job.state, func.count(Job.id))
-            .where(Job.state.in_(JobState.PENDING))
+            .where(Job.state.in_(UNFINISHED_JOB_STATES))
             .group_by(Job.state)
         )
-        counts = dict.fromkeys(JobState.PENDING, 0)
+        counts = dict.fromkeys(UNFINISHED_JOB_STATES, 0)
         with self.database.session() as session:
             counts.update({state: n for state, n in session.execute(query).all()})
         return counts
@@ -377,7 +364,7 @@ class JobRunner:
     def oldest_pending(self) -> datetime | None:
         """When this process's oldest queued or running job was requested (None when idle)."""
         query = select(func.min(Job.requested_at)).where(
-            Job.owner == self.owner, Job.state.in_(JobState.PENDING)
+            Job.owner == self.owner, Job.state.in_(UNFINISHED_JOB_STATES)
         )
         with self.database.session() as session:
             return session.scalar(query)
@@ -389,7 +376,7 @@ class JobRunner:
         now = datetime.now(UTC)
         count = 0
         with self.database.session() as session:
-            for job in session.scalars(select(Job).where(Job.state.in_(JobState.PENDING))):
+            for job in session.scalars(select(Job).where(Job.state.in_(UNFINISHED_JOB_STATES))):
                 if owner_is_gone(job.owner, self.owner):
                     job.state = JobState.INTERRUPTED
                     job.finished_at = now

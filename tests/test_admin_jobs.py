@@ -18,8 +18,8 @@ import pytest
 from docshelf.app.runtime import Runtime
 from docshelf.app.settings import Settings
 from docshelf.storage.indexer import IndexReport
-from docshelf.storage.jobs import JobRecord, JobRequest, JobState, process_owner
-from docshelf.storage.models import Job
+from docshelf.storage.jobs import JobRecord, JobRequest, process_owner
+from docshelf.storage.models import Job, JobState
 from tests.support.servers import child_env, docshelf_command, serve
 from tests.test_admin_api import TOKEN, Admin
 

@@ -22,7 +22,7 @@ from docshelf.app.admin.models import (
     RepresentationOut,
 )
 from docshelf.storage.database import Database
-from docshelf.storage.models import Document, Representation
+from docshelf.storage.models import Document, DocumentState, Representation
 
 MAX_ID = 2**63 - 1
 _CURSOR_PREFIX = "after:"
@@ -52,7 +52,7 @@ def decode_cursor(cursor: str) -> int:
 class DocumentFilter:
     shelf: str | None = None
     mime_type: str | None = None
-    state: str | None = None
+    state: DocumentState | None = None
     path_prefix: str | None = None
 
 
@@ -86,7 +86,7 @@ def document_page(
                 title=doc.title,
                 mime_type=doc.mime_type,
                 size=doc.size,
-                state=doc.state,  # type: ignore[arg-type]  # stored values are the Literal's
+                state=doc.state,
                 modified_at=doc.modified_at,
                 indexed_at=doc.indexed_at,
                 representations=len(doc.representations),
@@ -124,7 +124,7 @@ def document_detail(database: Database, document_id: int) -> DocumentDetail | No
             language=doc.language,
             facts=dict(doc.facts or {}),
             converter=doc.converter,
-            state=doc.state,  # type: ignore[arg-type]
+            state=doc.state,
             modified_at=doc.modified_at,
             indexed_at=doc.indexed_at,
             representations=[

@@ -3,21 +3,44 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Annotated, Any, Literal
+from enum import StrEnum
+from typing import TYPE_CHECKING, Annotated, Any
 
 from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
+    GetPydanticSchema,
     StringConstraints,
     field_validator,
     model_validator,
 )
+from pydantic_core import core_schema
 
 from docshelf.storage.jobs import JobRecord, normalize_path
+from docshelf.storage.models import DocumentState, JobState
 
-JobStateName = Literal["queued", "running", "succeeded", "failed", "interrupted"]
-DocumentStateName = Literal["pending", "ready", "failed", "original"]
+
+def _spelled_out(states: type[StrEnum]) -> Any:
+    """A field validated to ``states`` and described in OpenAPI as the list of their values,
+    in place, as the admin API has always shown them.
+
+    The annotation is ``str`` outside type checking: FastAPI adds every enum class it finds
+    in an annotation to the document's shared schemas, which the states never were.
+    """
+    values = core_schema.literal_schema([state.value for state in states])
+    schema = GetPydanticSchema(
+        lambda _type, _handler: core_schema.no_info_after_validator_function(states, values)
+    )
+    return Annotated[str, schema]
+
+
+if TYPE_CHECKING:
+    JobStateName = JobState
+    DocumentStateName = DocumentState
+else:
+    JobStateName = _spelled_out(JobState)
+    DocumentStateName = _spelled_out(DocumentState)
 
 MAX_PATHS = 1000
 RelativePath = Annotated[str, StringConstraints(min_length=1, max_length=4096)]

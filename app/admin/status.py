@@ -9,7 +9,7 @@ from docshelf.app import __version__
 from docshelf.app.admin.inventory import document_counts, store_usage
 from docshelf.app.admin.models import JobsStatus, ShelfStatus, Status, StoreStatus
 from docshelf.app.runtime import Runtime
-from docshelf.storage.jobs import JobState
+from docshelf.storage.models import JobState
 
 
 def index_lag_seconds(runtime: Runtime) -> float:
