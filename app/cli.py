@@ -448,7 +448,7 @@ def _reindex(runtime: Runtime, args: argparse.Namespace) -> int:
         runtime.close()
     full = runtime.jobs.report(job.id)
     report = RunReport(
-        counts_of(job),
+        counts_of(job.counts),
         tuple(full.failures) if full is not None else job.errors,
         time.perf_counter() - started,
         {"job": job.id, "state": str(job.state), "message": job.message},

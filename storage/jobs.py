@@ -103,6 +103,26 @@ class Submission:
 
 
 @dataclass(frozen=True, slots=True)
+class JobCounts:
+    """What a job's pass found, file by file (the fields of :class:`IndexReport` it keeps)."""
+
+    seen: int
+    added: int
+    changed: int
+    removed: int
+    unchanged: int
+    failed: int
+
+
+@dataclass(frozen=True, slots=True)
+class JobProgress:
+    """Files handled so far out of those known so far, as last written to the job's row."""
+
+    done: int
+    total: int
+
+
+@dataclass(frozen=True, slots=True)
 class JobRecord:
     """A job as stored; times are timezone-aware UTC."""
 
@@ -117,20 +137,18 @@ class JobRecord:
     requested_at: datetime
     started_at: datetime | None
     finished_at: datetime | None
-    seen: int
-    added: int
-    changed: int
-    removed: int
-    unchanged: int
-    failed: int
-    progress_done: int
-    progress_total: int
+    counts: JobCounts
+    progress: JobProgress
     errors: tuple[FileError, ...]
     message: str | None
 
     @property
     def finished(self) -> bool:
         return self.state.finished
+
+    @property
+    def error_count(self) -> int:
+        return len(self.errors)
 
 
 def _record(job: Job) -> JobRecord:
@@ -146,14 +164,8 @@ def _record(job: Job) -> JobRecord:
         requested_at=job.requested_at,
         started_at=job.started_at,
         finished_at=job.finished_at,
-        seen=job.seen,
-        added=job.added,
-        changed=job.changed,
-        removed=job.removed,
-        unchanged=job.unchanged,
-        failed=job.failed,
-        progress_done=job.progress_done,
-        progress_total=job.progress_total,
+        counts=JobCounts(*(getattr(job, name) for name in COUNT_NAMES)),
+        progress=JobProgress(job.progress_done, job.progress_total),
         errors=tuple(FileError(e["path"], e["reason"], e["message"]) for e in job.errors or ()),
         message=job.message,
     )
@@ -448,7 +460,7 @@ class JobRunner:
         elapsed = time.perf_counter() - started
         self._last_report = (job_id, report)
         job = self.get(job_id)
-        total = job.progress_total if job is not None else 0
+        total = job.progress.total if job is not None else 0
         self._update(
             job_id,
             state=JobState.SUCCEEDED,

@@ -17,7 +17,7 @@ from pydantic import (
 )
 from pydantic_core import core_schema
 
-from docshelf.storage.jobs import JobRecord, normalize_path
+from docshelf.storage.jobs import normalize_path
 from docshelf.storage.models import DocumentState, JobState
 
 
@@ -99,6 +99,8 @@ class ReindexAccepted(BaseModel):
 
 
 class JobCounts(BaseModel):
+    model_config = ConfigDict(from_attributes=True)
+
     seen: int = Field(description="Files found on disk in the job's scope.")
     added: int
     changed: int
@@ -111,6 +113,8 @@ class JobCounts(BaseModel):
 
 
 class JobProgress(BaseModel):
+    model_config = ConfigDict(from_attributes=True)
+
     done: int = Field(description="Files handled so far; never decreases.")
     total: int = Field(
         description="Files known to the job so far; over several shelves it grows as each "
@@ -119,12 +123,17 @@ class JobProgress(BaseModel):
 
 
 class FileErrorOut(BaseModel):
+    model_config = ConfigDict(from_attributes=True)
+
     path: str
     reason: str = Field(description="A short code: encrypted, invalid, timeout, too_large, error…")
     message: str
 
 
 class JobSummary(BaseModel):
+    # Read by attribute from a storage.jobs.JobRecord (no docstring: it would be OpenAPI's).
+    model_config = ConfigDict(from_attributes=True)
+
     id: int
     state: JobStateName
     shelf: str | None = Field(description="None: every shelf.")
@@ -140,44 +149,9 @@ class JobSummary(BaseModel):
     message: str | None = Field(description="Why the job failed or was interrupted.")
     error_count: int = Field(description="Files that failed to convert during this job.")
 
-    @classmethod
-    def of(cls, job: JobRecord) -> JobSummary:
-        return cls(**_job_fields(job))
-
 
 class Job(JobSummary):
     errors: list[FileErrorOut] = Field(description="Files that failed to convert during this job.")
-
-    @classmethod
-    def of(cls, job: JobRecord) -> Job:
-        errors = [FileErrorOut(path=e.path, reason=e.reason, message=e.message) for e in job.errors]
-        return cls(**_job_fields(job), errors=errors)
-
-
-def _job_fields(job: JobRecord) -> dict[str, Any]:
-    return {
-        "id": job.id,
-        "state": job.state,
-        "shelf": job.shelf,
-        "paths": list(job.paths) if job.paths is not None else None,
-        "force": job.force,
-        "trigger": job.trigger,
-        "requests": job.requests,
-        "counts": JobCounts(
-            seen=job.seen,
-            added=job.added,
-            changed=job.changed,
-            removed=job.removed,
-            unchanged=job.unchanged,
-            failed=job.failed,
-        ),
-        "progress": JobProgress(done=job.progress_done, total=job.progress_total),
-        "requested_at": job.requested_at,
-        "started_at": job.started_at,
-        "finished_at": job.finished_at,
-        "message": job.message,
-        "error_count": len(job.errors),
-    }
 
 
 class JobList(BaseModel):

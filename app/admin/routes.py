@@ -25,6 +25,7 @@ from docshelf.app.admin.models import (
     Job,
     JobList,
     JobStateName,
+    JobSummary,
     ReindexAccepted,
     ReindexRequest,
     RepresentationsDropped,
@@ -111,7 +112,7 @@ def admin_router(runtime: Runtime) -> APIRouter:
         limit: Annotated[int, Query(ge=1, le=500)] = 50,
         state: JobStateName | None = None,
     ) -> JobList:
-        return JobList(jobs=[Job.of(job) for job in jobs.recent(limit, state)])
+        return JobList(jobs=[JobSummary.model_validate(job) for job in jobs.recent(limit, state)])
 
     @router.get(
         "/jobs/{job_id}",
@@ -123,7 +124,7 @@ def admin_router(runtime: Runtime) -> APIRouter:
         job = jobs.get(job_id)
         if job is None:
             raise _not_found(f"no job {job_id}")
-        return Job.of(job)
+        return Job.model_validate(job)
 
     @router.get("/status", response_model=Status, summary="Shelves, counts, store, lag, sessions")
     def status() -> Status:
