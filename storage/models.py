@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from enum import StrEnum
 from typing import TypeVar
@@ -125,6 +126,17 @@ class Document(Base):
     representations: Mapped[list[Representation]] = relationship(
         back_populates="document", cascade="all, delete-orphan", order_by="Representation.id"
     )
+
+    @property
+    def last_error(self) -> LastError | None:
+        """Why the last conversion failed, or None if it did not."""
+        return LastError(self.error_reason, self.error_message) if self.error_reason else None
+
+
+@dataclass(frozen=True, slots=True)
+class LastError:
+    reason: str
+    message: str | None
 
 
 class Representation(Base):

@@ -168,6 +168,8 @@ class ShelfStatus(BaseModel):
 
 
 class DocumentCounts(BaseModel):
+    model_config = ConfigDict(from_attributes=True)
+
     total: int
     by_mime_type: dict[str, int]
     by_state: dict[str, int]
@@ -206,6 +208,8 @@ class Status(BaseModel):
 
 
 class RepresentationOut(BaseModel):
+    model_config = ConfigDict(from_attributes=True)
+
     mime_type: str
     size: int
     sha256: str
@@ -215,11 +219,16 @@ class RepresentationOut(BaseModel):
 
 
 class LastError(BaseModel):
+    model_config = ConfigDict(from_attributes=True)
+
     reason: str
     message: str | None
 
 
 class DocumentSummary(BaseModel):
+    # Read by attribute from a storage.models.Document row (no docstring: OpenAPI's).
+    model_config = ConfigDict(from_attributes=True)
+
     id: int
     shelf: str
     path: str
@@ -233,6 +242,12 @@ class DocumentSummary(BaseModel):
     representations: int = Field(description="Stored derived representations.")
     error_reason: str | None
 
+    @field_validator("representations", mode="before")
+    @classmethod
+    def _counted(cls, representations: object) -> object:
+        """A row's ``representations`` are the rows themselves: the summary counts them."""
+        return len(representations) if isinstance(representations, list) else representations
+
 
 class DocumentPage(BaseModel):
     documents: list[DocumentSummary]
@@ -242,6 +257,9 @@ class DocumentPage(BaseModel):
 
 
 class DocumentDetail(BaseModel):
+    # Read by attribute from a storage.models.Document row (no docstring: OpenAPI's).
+    model_config = ConfigDict(from_attributes=True)
+
     id: int
     shelf: str
     path: str
@@ -262,6 +280,12 @@ class DocumentDetail(BaseModel):
     indexed_at: datetime
     representations: list[RepresentationOut]
     last_error: LastError | None
+
+    @field_validator("facts", mode="before")
+    @classmethod
+    def _no_facts_yet(cls, facts: object) -> object:
+        """A row whose ``facts`` JSON is null shows none: ``{}``, as it always has."""
+        return facts or {}
 
 
 class RepresentationsDropped(BaseModel):

@@ -9,18 +9,12 @@ from fastapi import APIRouter, Body, HTTPException, Path, Query, Response, Secur
 from fastapi.exceptions import RequestValidationError
 
 from docshelf.app.admin.auth import BEARER_SCHEME, AdminAuth, guarded_route_class
-from docshelf.app.admin.inventory import (
-    MAX_ID,
-    DocumentFilter,
-    InvalidCursor,
-    decode_cursor,
-    document_detail,
-    document_page,
-)
+from docshelf.app.admin.cursor import MAX_ID, InvalidCursor, decode_cursor, encode_cursor
 from docshelf.app.admin.models import (
     DocumentDetail,
     DocumentPage,
     DocumentStateName,
+    DocumentSummary,
     ErrorBody,
     Job,
     JobList,
@@ -33,6 +27,8 @@ from docshelf.app.admin.models import (
 )
 from docshelf.app.admin.status import build_status
 from docshelf.app.runtime import Runtime
+from docshelf.storage import inventory
+from docshelf.storage.inventory import DocumentFilter
 from docshelf.storage.jobs import JobRequest, UnknownShelf
 
 REINDEX_DESCRIPTION = """\
@@ -166,7 +162,9 @@ def admin_router(runtime: Runtime) -> APIRouter:
                 ]
             ) from None
         where = DocumentFilter(shelf, mime_type, state, path_prefix)
-        documents, next_cursor = document_page(runtime.database, where, after, limit)
+        rows, more = inventory.documents_after(runtime.database, where, after, limit)
+        documents = [DocumentSummary.model_validate(row) for row in rows]
+        next_cursor = encode_cursor(documents[-1].id) if more else None
         return DocumentPage(documents=documents, next_cursor=next_cursor)
 
     @router.get(
@@ -176,10 +174,10 @@ def admin_router(runtime: Runtime) -> APIRouter:
         summary="One document: metadata, every representation, the last error",
     )
     def get_document(document_id: DocumentId) -> DocumentDetail:
-        detail = document_detail(runtime.database, document_id)
-        if detail is None:
+        document = inventory.document(runtime.database, document_id)
+        if document is None:
             raise _not_found(f"no document {document_id}")
-        return detail
+        return DocumentDetail.model_validate(document)
 
     @router.delete(
         "/documents/{document_id}/representations",
@@ -192,15 +190,15 @@ def admin_router(runtime: Runtime) -> APIRouter:
         "coalesced like any other (see POST /admin/reindex).",
     )
     def drop_representations(document_id: DocumentId) -> RepresentationsDropped:
-        detail = document_detail(runtime.database, document_id)
-        if detail is None or not runtime.builder.forget(document_id):
+        document = inventory.document(runtime.database, document_id)
+        if document is None or not runtime.builder.forget(document_id):
             raise _not_found(f"no document {document_id}")
         job_id: int | None = None
         # A document indexed under a shelf this server no longer serves cannot be rebuilt.
         with contextlib.suppress(UnknownShelf):
-            job_id = jobs.submit(JobRequest(detail.shelf, (detail.path,)), trigger="api").job_id
+            job_id = jobs.submit(JobRequest(document.shelf, (document.path,)), trigger="api").job_id
         return RepresentationsDropped(
-            document_id=document_id, dropped=len(detail.representations), job_id=job_id
+            document_id=document_id, dropped=len(document.representations), job_id=job_id
         )
 
     return router

@@ -6,9 +6,15 @@ import time
 from datetime import UTC, datetime
 
 from docshelf.app import __version__
-from docshelf.app.admin.inventory import document_counts, store_usage
-from docshelf.app.admin.models import JobsStatus, ShelfStatus, Status, StoreStatus
+from docshelf.app.admin.models import (
+    DocumentCounts,
+    JobsStatus,
+    ShelfStatus,
+    Status,
+    StoreStatus,
+)
 from docshelf.app.runtime import Runtime
+from docshelf.storage.inventory import document_counts, store_usage
 from docshelf.storage.models import JobState
 
 
@@ -29,8 +35,8 @@ def index_lag_seconds(runtime: Runtime) -> float:
 
 
 def build_status(runtime: Runtime) -> Status:
-    counts, by_shelf = document_counts(runtime.database)
-    representations, size = store_usage(runtime.database)
+    counts = document_counts(runtime.database)
+    usage = store_usage(runtime.database)
     pending = runtime.jobs.pending_counts()
     return Status(
         version=__version__,
@@ -38,13 +44,13 @@ def build_status(runtime: Runtime) -> Status:
         ready=runtime.readiness.ready,
         shelves=[
             ShelfStatus(
-                name=shelf.name, root=str(shelf.root), documents=by_shelf.get(shelf.name, 0)
+                name=shelf.name, root=str(shelf.root), documents=counts.by_shelf.get(shelf.name, 0)
             )
             for shelf in runtime.shelves
         ],
-        documents=counts,
+        documents=DocumentCounts.model_validate(counts),
         representation_store=StoreStatus(
-            path=str(runtime.store.root), representations=representations, bytes=size
+            path=str(runtime.store.root), representations=usage.representations, bytes=usage.bytes
         ),
         index_lag_seconds=round(index_lag_seconds(runtime), 3),
         conversion_backlog=runtime.builder.backlog(max_age_s=0.5),
