@@ -63,7 +63,10 @@ def documents_after(
     if where.state is not None:
         query = query.where(Document.state == where.state)
     if where.path_prefix:
-        query = query.where(Document.path.startswith(where.path_prefix, autoescape=True))
+        # Not LIKE: SQLite's ignores case, and "Guides/" listed "guides/" too. The same
+        # comparison as search's filter (storage.search): literal and case-sensitive.
+        prefix = where.path_prefix
+        query = query.where(func.substr(Document.path, 1, len(prefix)) == prefix)
     with database.session() as session:
         documents = list(session.scalars(query))
     return documents[:limit], len(documents) > limit
