@@ -108,7 +108,8 @@ def admin_router(runtime: Runtime) -> APIRouter:
         limit: Annotated[int, Query(ge=1, le=500)] = 50,
         state: JobStateName | None = None,
     ) -> JobList:
-        return JobList(jobs=[JobSummary.model_validate(job) for job in jobs.recent(limit, state)])
+        recent = jobs.history.recent(limit, state)
+        return JobList(jobs=[JobSummary.model_validate(job) for job in recent])
 
     @router.get(
         "/jobs/{job_id}",
@@ -117,7 +118,7 @@ def admin_router(runtime: Runtime) -> APIRouter:
         summary="One job: state, counts, progress, times and per-file errors",
     )
     def get_job(job_id: JobId) -> Job:
-        job = jobs.get(job_id)
+        job = jobs.history.get(job_id)
         if job is None:
             raise _not_found(f"no job {job_id}")
         return Job.model_validate(job)

@@ -26,7 +26,7 @@ def index_lag_seconds(runtime: Runtime) -> float:
     everything it was asked to do.
     """
     lags = [0.0]
-    oldest = runtime.jobs.oldest_pending()
+    oldest = runtime.jobs.history.oldest_unfinished()
     if oldest is not None:
         lags.append((datetime.now(UTC) - oldest).total_seconds())
     if not runtime.readiness.ready:
@@ -37,7 +37,7 @@ def index_lag_seconds(runtime: Runtime) -> float:
 def build_status(runtime: Runtime) -> Status:
     counts = document_counts(runtime.database)
     usage = store_usage(runtime.database)
-    pending = runtime.jobs.pending_counts()
+    pending = runtime.jobs.history.unfinished_counts()
     return Status(
         version=__version__,
         uptime_seconds=round(time.time() - runtime.started_at, 3),
