@@ -20,7 +20,7 @@ import os
 import stat
 import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from datetime import UTC, datetime
 
 from sqlalchemy import delete, func, insert, select, update
@@ -50,6 +50,10 @@ class FileError:
     message: str
 
 
+COUNT_NAMES = ("seen", "added", "changed", "removed", "unchanged", "failed")
+"""The counters of an :class:`IndexReport` (and of a job's row, which keeps them)."""
+
+
 @dataclass
 class IndexReport:
     seen: int = 0
@@ -64,7 +68,7 @@ class IndexReport:
     changes: ChangeSet = field(default_factory=ChangeSet)
 
     def merge(self, other: IndexReport) -> None:
-        for name in ("seen", "added", "changed", "removed", "unchanged", "failed"):
+        for name in COUNT_NAMES:
             setattr(self, name, getattr(self, name) + getattr(other, name))
         self.errors.extend(other.errors)
         self.still_failed.extend(other.still_failed)
@@ -90,7 +94,8 @@ class _Seen:
 
 @dataclass(frozen=True, slots=True)
 class _Known:
-    """The index's row for a path, as far as the pass needs it."""
+    """The index's row for a path, as far as the pass needs it (its fields name the columns
+    read)."""
 
     id: int
     uri: str
@@ -225,20 +230,8 @@ class Indexer:
     def _known(
         self, shelf: Shelf, scope: tuple[list[str], tuple[str, ...]] | None
     ) -> dict[str, _Known]:
-        columns = (
-            Document.path,
-            Document.id,
-            Document.uri,
-            Document.size,
-            Document.mtime_ns,
-            Document.mime_type,
-            Document.detection,
-            Document.converter,
-            Document.state,
-            Document.error_reason,
-            Document.error_message,
-        )
-        query = select(*columns).where(Document.shelf == shelf.name)
+        columns = (getattr(Document, column.name) for column in fields(_Known))
+        query = select(Document.path, *columns).where(Document.shelf == shelf.name)
         known: dict[str, _Known] = {}
         with self.database.session() as session:
             if scope is None:
@@ -258,19 +251,8 @@ class Indexer:
                         ).all()
                     ),
                 ]
-            for row in rows:
-                known[row.path] = _Known(
-                    row.id,
-                    row.uri,
-                    row.size,
-                    row.mtime_ns,
-                    row.mime_type,
-                    row.detection,
-                    row.converter,
-                    row.state,
-                    row.error_reason,
-                    row.error_message,
-                )
+            for path, *values in rows:
+                known[path] = _Known(*values)
         return known
 
     def _index(

@@ -13,14 +13,12 @@ from datetime import UTC, datetime
 from sqlalchemy import func, select
 
 from docshelf.storage.database import Database
-from docshelf.storage.indexer import FileError, IndexReport
+from docshelf.storage.indexer import COUNT_NAMES, FileError, IndexReport
 from docshelf.storage.jobs.owners import owner_is_gone
 from docshelf.storage.jobs.requests import JobRequest
 from docshelf.storage.models import UNFINISHED_JOB_STATES, Job, JobState
 
 log = logging.getLogger(__name__)
-
-COUNT_NAMES = ("seen", "added", "changed", "removed", "unchanged", "failed")
 
 
 @dataclass(frozen=True, slots=True)
