@@ -15,8 +15,7 @@ from fastapi.exceptions import RequestValidationError
 from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from docshelf.app import __version__, metrics
-from docshelf.app.admin import admin_router
+from docshelf.app import __version__, admin, metrics
 from docshelf.app.admin.status import index_lag_seconds
 from docshelf.app.runtime import Runtime
 from docshelf.app.settings import Settings
@@ -112,7 +111,7 @@ def create_app(runtime: Runtime) -> ASGIApp:
         index_lag=lambda: index_lag_seconds(runtime),
         backlog=lambda: runtime.builder.backlog(max_age_s=0.5),
     )
-    app.include_router(admin_router(runtime))
+    admin.mount(app, runtime)
 
     # DNS-rebinding protection comes first, for /mcp and everything else.
     return OriginGuard(McpFirst(endpoint, app), policy=origin_policy(runtime.settings))

@@ -413,7 +413,8 @@ def _print_report(report: RunReport, *, as_json: bool, message: str | None = Non
 def _reindex(runtime: Runtime, args: argparse.Namespace) -> int:
     """One job through the same runner (and rules) as ``POST /admin/reindex``, in-process."""
     from docshelf.app.index_output import UPDATE_EVERY_S, RunReport, bars_if_terminal, counts_of
-    from docshelf.storage.jobs import JobRequest, JobState, UnknownShelf
+    from docshelf.storage.jobs import JobRequest, UnknownShelf
+    from docshelf.storage.models import JobState
 
     shelf = args.shelf_name
     if shelf is None and args.paths and len(runtime.shelves) == 1:
@@ -447,7 +448,7 @@ def _reindex(runtime: Runtime, args: argparse.Namespace) -> int:
         runtime.close()
     full = runtime.jobs.report(job.id)
     report = RunReport(
-        counts_of(job),
+        counts_of(job.counts),
         tuple(full.failures) if full is not None else job.errors,
         time.perf_counter() - started,
         {"job": job.id, "state": str(job.state), "message": job.message},

@@ -53,7 +53,7 @@ class DocumentRecord:
     sha256: str | None
     page_count: int | None
     modified_at: datetime
-    state: str
+    state: DocumentState
     error_reason: str | None
     error_message: str | None
     derived: tuple[VariantRecord, ...]
@@ -138,7 +138,7 @@ _PAST_PREFIX = "\U0010ffff"
 
 
 def _derived(
-    mime_type: str, name: str, state: str, failed: bool, rows: Sequence[VariantRecord]
+    mime_type: str, name: str, state: DocumentState, failed: bool, rows: Sequence[VariantRecord]
 ) -> tuple[VariantRecord, ...]:
     """The derived formats in D4 order; a pending document's stored rows are out of date."""
     stored = {} if state == DocumentState.PENDING else {v.mime_type: v for v in rows}

@@ -20,7 +20,7 @@ import os
 import stat
 import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from datetime import UTC, datetime
 
 from sqlalchemy import delete, func, insert, select, update
@@ -50,6 +50,10 @@ class FileError:
     message: str
 
 
+COUNT_NAMES = ("seen", "added", "changed", "removed", "unchanged", "failed")
+"""The counters of an :class:`IndexReport` (and of a job's row, which keeps them)."""
+
+
 @dataclass
 class IndexReport:
     seen: int = 0
@@ -64,7 +68,7 @@ class IndexReport:
     changes: ChangeSet = field(default_factory=ChangeSet)
 
     def merge(self, other: IndexReport) -> None:
-        for name in ("seen", "added", "changed", "removed", "unchanged", "failed"):
+        for name in COUNT_NAMES:
             setattr(self, name, getattr(self, name) + getattr(other, name))
         self.errors.extend(other.errors)
         self.still_failed.extend(other.still_failed)
@@ -90,7 +94,8 @@ class _Seen:
 
 @dataclass(frozen=True, slots=True)
 class _Known:
-    """The index's row for a path, as far as the pass needs it."""
+    """The index's row for a path, as far as the pass needs it (its fields name the columns
+    read)."""
 
     id: int
     uri: str
@@ -99,9 +104,34 @@ class _Known:
     mime_type: str
     detection: int | None
     converter: str | None
-    state: str
+    state: DocumentState
     error_reason: str | None
     error_message: str | None
+
+
+@dataclass
+class _BatchPlan:
+    """What one batch of a pass changes, gathered file by file before its transaction."""
+
+    new_rows: list[dict[str, object]] = field(default_factory=list)
+    updates: list[dict[str, object]] = field(default_factory=list)
+    removed_ids: list[int] = field(default_factory=list)
+    added: set[str] = field(default_factory=set)  # URIs, for the change set
+    changed: set[str] = field(default_factory=set)
+    removed: set[str] = field(default_factory=set)
+
+    @property
+    def dropped_ids(self) -> list[int]:
+        """Documents whose derived formats go: removed ones, and those no converter
+        handles any more."""
+        no_converter = [
+            int(str(u["id"])) for u in self.updates if u.get("state") == DocumentState.ORIGINAL_ONLY
+        ]
+        return self.removed_ids + no_converter
+
+    @property
+    def changes(self) -> ChangeSet:
+        return ChangeSet(frozenset(self.added), frozenset(self.removed), frozenset(self.changed))
 
 
 class Indexer:
@@ -200,20 +230,8 @@ class Indexer:
     def _known(
         self, shelf: Shelf, scope: tuple[list[str], tuple[str, ...]] | None
     ) -> dict[str, _Known]:
-        columns = (
-            Document.path,
-            Document.id,
-            Document.uri,
-            Document.size,
-            Document.mtime_ns,
-            Document.mime_type,
-            Document.detection,
-            Document.converter,
-            Document.state,
-            Document.error_reason,
-            Document.error_message,
-        )
-        query = select(*columns).where(Document.shelf == shelf.name)
+        columns = (getattr(Document, column.name) for column in fields(_Known))
+        query = select(Document.path, *columns).where(Document.shelf == shelf.name)
         known: dict[str, _Known] = {}
         with self.database.session() as session:
             if scope is None:
@@ -233,19 +251,8 @@ class Indexer:
                         ).all()
                     ),
                 ]
-            for row in rows:
-                known[row.path] = _Known(
-                    row.id,
-                    row.uri,
-                    row.size,
-                    row.mtime_ns,
-                    row.mime_type,
-                    row.detection,
-                    row.converter,
-                    row.state,
-                    row.error_reason,
-                    row.error_message,
-                )
+            for path, *values in rows:
+                known[path] = _Known(*values)
         return known
 
     def _index(
@@ -264,23 +271,22 @@ class Indexer:
         for start in range(0, total, BATCH_SIZE):
             if self._stop.is_set():
                 break
-            batch = paths[start : start + BATCH_SIZE]
 
             def advance(done_in_batch: int, start: int = start) -> None:
                 if progress:  # per file: whoever shows or stores it decides how often
                     progress(start + done_in_batch, total)
 
-            changes, stale_keys = self._batch(shelf, batch, on_disk, known, force, report, advance)
-            release_unreferenced(self.database, self.store, stale_keys)
-            self._publish(changes)
-            report.changes |= changes
+            batch = paths[start : start + BATCH_SIZE]
+            plan = self._plan(shelf, batch, on_disk, known, force, report, advance)
+            self._commit(plan)
+            report.changes |= plan.changes
             if progress:
                 progress(min(start + BATCH_SIZE, total), total)
         if report.changes:
             self.builder.wake()
         return report
 
-    def _batch(
+    def _plan(
         self,
         shelf: Shelf,
         batch: Sequence[str],
@@ -289,35 +295,30 @@ class Indexer:
         force: bool,
         report: IndexReport,
         advance: Callable[[int], None],
-    ) -> tuple[ChangeSet, list[str]]:
-        """Record one batch in one transaction; returns its changes and the store keys it freed."""
-        added: set[str] = set()
-        removed: set[str] = set()
-        changed: set[str] = set()
-        removed_ids: list[int] = []
-        new_rows: list[dict[str, object]] = []
-        updates: list[dict[str, object]] = []
+    ) -> _BatchPlan:
+        """What one batch changes in the index, file by file; counted in ``report``."""
+        plan = _BatchPlan()
         now = datetime.now(UTC)
         for number, path in enumerate(batch, 1):
             advance(number)
             row, seen = known.get(path), on_disk.get(path)
             if seen is None:
                 if row is not None:
-                    removed_ids.append(row.id)
-                    removed.add(row.uri)
+                    plan.removed_ids.append(row.id)
+                    plan.removed.add(row.uri)
                     report.removed += 1
                 continue
             report.seen += 1
             try:
                 if row is None:
-                    new_rows.append(self._catalogue(shelf, path, seen, now))
-                    added.add(str(new_rows[-1]["uri"]))
+                    plan.new_rows.append(self._catalogue(shelf, path, seen, now))
+                    plan.added.add(str(plan.new_rows[-1]["uri"]))
                     report.added += 1
                 elif force or self._stale(row, path, seen):
                     values, is_change = self._recatalogue(shelf, path, row, seen, force)
-                    updates.append(values)
+                    plan.updates.append(values)
                     if is_change:
-                        changed.add(row.uri)
+                        plan.changed.add(row.uri)
                         report.changed += 1
                     else:
                         report.unchanged += 1
@@ -332,10 +333,12 @@ class Indexer:
                 shown = printable(path)
                 report.fail(shown, refused.reason, refused.message)
                 log.warning("%s/%s: %s (%s)", shelf.name, shown, refused.message, refused.reason)
-        # Rows whose file no converter handles any more keep no derived formats.
-        dropped = removed_ids + [
-            int(str(u["id"])) for u in updates if u.get("state") == DocumentState.ORIGINAL_ONLY
-        ]
+        return plan
+
+    def _commit(self, plan: _BatchPlan) -> None:
+        """Write one batch in one transaction, then free the store keys it no longer
+        references and tell the listeners what changed."""
+        dropped = plan.dropped_ids
         stale_keys: list[str] = []
         with self.database.session() as session:
             if dropped:
@@ -350,18 +353,19 @@ class Indexer:
                     delete(Representation).where(Representation.document_id.in_(dropped))
                 )
                 search.clear_content(session, *dropped)  # nothing derived: no text to search
-            if removed_ids:
-                session.execute(delete(Document).where(Document.id.in_(removed_ids)))
-            if updates:
-                session.execute(update(Document), updates)
-            if new_rows:
+            if plan.removed_ids:
+                session.execute(delete(Document).where(Document.id.in_(plan.removed_ids)))
+            if plan.updates:
+                session.execute(update(Document), plan.updates)
+            if plan.new_rows:
                 # Read after the deletes: SQLite may give a deleted top id to a new row.
                 last_id = session.scalar(select(func.max(Document.id))) or 0
                 # Core executemany: the ORM's bulk insert spent a third of a pass on bookkeeping.
-                session.connection().execute(insert(_DOCUMENTS), new_rows)
+                session.connection().execute(insert(_DOCUMENTS), plan.new_rows)
                 search.add_name_rows(session, after_id=last_id)  # searchable by name at once
         # The store follows the transaction: keys are released only after the commit.
-        return ChangeSet(frozenset(added), frozenset(removed), frozenset(changed)), stale_keys
+        release_unreferenced(self.database, self.store, stale_keys)
+        self._publish(plan.changes)
 
     def _stale(self, row: _Known, path: str, seen: _Seen) -> bool:
         """Whether a known file needs its formats rebuilt."""

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import UTC, datetime
+from enum import StrEnum
+from typing import TypeVar
 
 from sqlalchemy import (
     JSON,
@@ -42,13 +45,48 @@ class Base(DeclarativeBase):
     pass
 
 
-class DocumentState:
+class DocumentState(StrEnum):
     """Values of :attr:`Document.state`."""
 
     PENDING = "pending"  # catalogued; its formats are queued for (re)building
     READY = "ready"  # the background formats are stored (a lazy PDF is made when asked for)
     FAILED = "failed"  # listed and readable as its original; the derived variants are missing
     ORIGINAL_ONLY = "original"  # no converter handles this type: the original is all there is
+
+
+class JobState(StrEnum):
+    """Values of :attr:`Job.state`: queued → running → succeeded | failed | interrupted."""
+
+    QUEUED = "queued"
+    RUNNING = "running"
+    SUCCEEDED = "succeeded"  # the pass ran to its end; single files may still have failed
+    FAILED = "failed"  # the pass itself raised; ``message`` says why
+    INTERRUPTED = "interrupted"  # the process stopped before the job finished
+
+    @property
+    def finished(self) -> bool:
+        return self not in UNFINISHED_JOB_STATES
+
+
+UNFINISHED_JOB_STATES = (JobState.QUEUED, JobState.RUNNING)
+"""A job in one of these still has a process that owes it a pass."""
+
+S = TypeVar("S", bound=StrEnum)
+
+
+class StateColumn(TypeDecorator[S]):
+    """A state stored as its plain string (no database enum type: no migration when a state
+    is added) and read back as the enum, so code past the query compares members."""
+
+    impl = String(16)
+    cache_ok = True
+
+    def __init__(self, states: type[S]) -> None:
+        super().__init__()
+        self.states = states
+
+    def process_result_value(self, value: str | None, dialect: Dialect) -> S | None:
+        return None if value is None else self.states(value)
 
 
 class Document(Base):
@@ -77,7 +115,9 @@ class Document(Base):
     converter: Mapped[str | None] = mapped_column(
         String(64)
     )  # "name:version" that made the variants
-    state: Mapped[str] = mapped_column(String(16), default=DocumentState.READY)
+    state: Mapped[DocumentState] = mapped_column(
+        StateColumn(DocumentState), default=DocumentState.READY
+    )
     error_reason: Mapped[str | None] = mapped_column(String(32))
     error_message: Mapped[str | None] = mapped_column(Text)
     modified_at: Mapped[datetime] = mapped_column(UTCDateTime())
@@ -86,6 +126,17 @@ class Document(Base):
     representations: Mapped[list[Representation]] = relationship(
         back_populates="document", cascade="all, delete-orphan", order_by="Representation.id"
     )
+
+    @property
+    def last_error(self) -> LastError | None:
+        """Why the last conversion failed, or None if it did not."""
+        return LastError(self.error_reason, self.error_message) if self.error_reason else None
+
+
+@dataclass(frozen=True, slots=True)
+class LastError:
+    reason: str
+    message: str | None
 
 
 class Representation(Base):
@@ -141,7 +192,7 @@ class Job(Base):
     trigger: Mapped[str] = mapped_column(String(16))  # "api" | "cli"
     owner: Mapped[str] = mapped_column(String(300))  # "host:pid" of the process that runs it
     requests: Mapped[int] = mapped_column(default=1)  # how many requests were coalesced into it
-    state: Mapped[str] = mapped_column(String(16))
+    state: Mapped[JobState] = mapped_column(StateColumn(JobState))
     requested_at: Mapped[datetime] = mapped_column(UTCDateTime())
     started_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
     finished_at: Mapped[datetime | None] = mapped_column(UTCDateTime())

@@ -19,7 +19,7 @@ from sqlalchemy import and_, delete, func, insert, or_, select, text, update
 from sqlalchemy.exc import IntegrityError
 
 from docshelf.storage.database import Database
-from docshelf.storage.jobs import owner_is_gone
+from docshelf.storage.jobs.owners import owner_is_gone
 from docshelf.storage.models import SessionRecord, SessionSubscription
 
 _SESSIONS = SessionRecord.metadata.tables["sessions"]

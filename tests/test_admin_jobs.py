@@ -18,8 +18,8 @@ import pytest
 from docshelf.app.runtime import Runtime
 from docshelf.app.settings import Settings
 from docshelf.storage.indexer import IndexReport
-from docshelf.storage.jobs import JobRecord, JobRequest, JobState, process_owner
-from docshelf.storage.models import Job
+from docshelf.storage.jobs import JobRecord, JobRequest, process_owner
+from docshelf.storage.models import Job, JobState
 from tests.support.servers import child_env, docshelf_command, serve
 from tests.test_admin_api import TOKEN, Admin
 
@@ -244,7 +244,7 @@ def runtime(tmp_path: Path) -> Iterator[Runtime]:
 
 
 def record(runtime: Runtime, job_id: int) -> JobRecord:
-    job = runtime.jobs.get(job_id)
+    job = runtime.jobs.history.get(job_id)
     assert job is not None
     return job
 
@@ -293,7 +293,7 @@ def test_coalescing_rule_exactly(runtime: Runtime, monkeypatch: pytest.MonkeyPat
     assert [j.state for j in (first, second, third)] == [JobState.SUCCEEDED] * 3
     assert first.finished_at and second.started_at and second.finished_at and third.started_at
     assert first.finished_at <= second.started_at <= second.finished_at <= third.started_at
-    assert second.changed == 3  # forced over the whole shelf
+    assert second.counts.changed == 3  # forced over the whole shelf
 
 
 def test_recovery_only_interrupts_jobs_of_dead_processes_on_this_host(runtime: Runtime) -> None:

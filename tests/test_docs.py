@@ -104,12 +104,10 @@ def test_every_script_and_benchmark_shown_exists(page: Path) -> None:
             assert argv[3] in BENCHMARKS, f"{page_id(page)}:{line}: no benchmark {argv[3]!r}"
 
 
-def admin_routes(data_dir: Path) -> list[Route]:
-    from docshelf.app.admin.routes import admin_router
-    from docshelf.app.runtime import Runtime
+def admin_routes() -> list[Route]:
+    from docshelf.app.admin.routes import router
 
-    runtime = Runtime(Settings(shelves=[str(REPO / "examples" / "shelf")], data_dir=data_dir))
-    return [route for route in admin_router(runtime).routes if isinstance(route, Route)]
+    return [route for route in router.routes if isinstance(route, Route)]
 
 
 @pytest.mark.parametrize("page", PAGES, ids=page_id)
@@ -118,7 +116,7 @@ def test_every_curl_shown_reaches_a_route_with_its_method(page: Path, tmp_path: 
     for line, argv in shell_commands(page.read_text()):
         if argv[0] != "curl":
             continue
-        routes = routes or admin_routes(tmp_path)
+        routes = routes or admin_routes()
         method = argv[argv.index("-X") + 1] if "-X" in argv else "GET"
         url = next(word for word in argv if word.startswith("http"))
         path = re.sub(r"^https?://[^/]+", "", url).split("?")[0]

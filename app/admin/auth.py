@@ -59,17 +59,16 @@ class AdminAuth:
             )
 
 
-def guarded_route_class(auth: AdminAuth) -> type[APIRoute]:
-    """An APIRoute whose handler checks the token before anything else happens."""
+class AdminRoute(APIRoute):
+    """An APIRoute whose handler checks the token before anything else happens; the check
+    is the application's (``app.state.admin_auth``)."""
 
-    class AdminRoute(APIRoute):
-        def get_route_handler(self) -> Callable[[Request], Coroutine[Any, Any, Response]]:
-            handler = super().get_route_handler()
+    def get_route_handler(self) -> Callable[[Request], Coroutine[Any, Any, Response]]:
+        handler = super().get_route_handler()
 
-            async def guarded(request: Request) -> Response:
-                auth.check(request.headers.get("authorization"))
-                return await handler(request)
+        async def guarded(request: Request) -> Response:
+            auth: AdminAuth = request.app.state.admin_auth
+            auth.check(request.headers.get("authorization"))
+            return await handler(request)
 
-            return guarded
-
-    return AdminRoute
+        return guarded

@@ -3,21 +3,44 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Annotated, Any, Literal
+from enum import StrEnum
+from typing import TYPE_CHECKING, Annotated, Any
 
 from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
+    GetPydanticSchema,
     StringConstraints,
     field_validator,
     model_validator,
 )
+from pydantic_core import core_schema
 
-from docshelf.storage.jobs import JobRecord, normalize_path
+from docshelf.storage.jobs import normalize_path
+from docshelf.storage.models import DocumentState, JobState
 
-JobStateName = Literal["queued", "running", "succeeded", "failed", "interrupted"]
-DocumentStateName = Literal["pending", "ready", "failed", "original"]
+
+def _spelled_out(states: type[StrEnum]) -> Any:
+    """A field validated to ``states`` and described in OpenAPI as the list of their values,
+    in place, as the admin API has always shown them.
+
+    The annotation is ``str`` outside type checking: FastAPI adds every enum class it finds
+    in an annotation to the document's shared schemas, which the states never were.
+    """
+    values = core_schema.literal_schema([state.value for state in states])
+    schema = GetPydanticSchema(
+        lambda _type, _handler: core_schema.no_info_after_validator_function(states, values)
+    )
+    return Annotated[str, schema]
+
+
+if TYPE_CHECKING:
+    JobStateName = JobState
+    DocumentStateName = DocumentState
+else:
+    JobStateName = _spelled_out(JobState)
+    DocumentStateName = _spelled_out(DocumentState)
 
 MAX_PATHS = 1000
 RelativePath = Annotated[str, StringConstraints(min_length=1, max_length=4096)]
@@ -76,6 +99,8 @@ class ReindexAccepted(BaseModel):
 
 
 class JobCounts(BaseModel):
+    model_config = ConfigDict(from_attributes=True)
+
     seen: int = Field(description="Files found on disk in the job's scope.")
     added: int
     changed: int
@@ -88,6 +113,8 @@ class JobCounts(BaseModel):
 
 
 class JobProgress(BaseModel):
+    model_config = ConfigDict(from_attributes=True)
+
     done: int = Field(description="Files handled so far; never decreases.")
     total: int = Field(
         description="Files known to the job so far; over several shelves it grows as each "
@@ -96,12 +123,17 @@ class JobProgress(BaseModel):
 
 
 class FileErrorOut(BaseModel):
+    model_config = ConfigDict(from_attributes=True)
+
     path: str
     reason: str = Field(description="A short code: encrypted, invalid, timeout, too_large, error…")
     message: str
 
 
 class JobSummary(BaseModel):
+    # Read by attribute from a storage.jobs.JobRecord (no docstring: it would be OpenAPI's).
+    model_config = ConfigDict(from_attributes=True)
+
     id: int
     state: JobStateName
     shelf: str | None = Field(description="None: every shelf.")
@@ -117,44 +149,9 @@ class JobSummary(BaseModel):
     message: str | None = Field(description="Why the job failed or was interrupted.")
     error_count: int = Field(description="Files that failed to convert during this job.")
 
-    @classmethod
-    def of(cls, job: JobRecord) -> JobSummary:
-        return cls(**_job_fields(job))
-
 
 class Job(JobSummary):
     errors: list[FileErrorOut] = Field(description="Files that failed to convert during this job.")
-
-    @classmethod
-    def of(cls, job: JobRecord) -> Job:
-        errors = [FileErrorOut(path=e.path, reason=e.reason, message=e.message) for e in job.errors]
-        return cls(**_job_fields(job), errors=errors)
-
-
-def _job_fields(job: JobRecord) -> dict[str, Any]:
-    return {
-        "id": job.id,
-        "state": job.state,
-        "shelf": job.shelf,
-        "paths": list(job.paths) if job.paths is not None else None,
-        "force": job.force,
-        "trigger": job.trigger,
-        "requests": job.requests,
-        "counts": JobCounts(
-            seen=job.seen,
-            added=job.added,
-            changed=job.changed,
-            removed=job.removed,
-            unchanged=job.unchanged,
-            failed=job.failed,
-        ),
-        "progress": JobProgress(done=job.progress_done, total=job.progress_total),
-        "requested_at": job.requested_at,
-        "started_at": job.started_at,
-        "finished_at": job.finished_at,
-        "message": job.message,
-        "error_count": len(job.errors),
-    }
 
 
 class JobList(BaseModel):
@@ -171,6 +168,8 @@ class ShelfStatus(BaseModel):
 
 
 class DocumentCounts(BaseModel):
+    model_config = ConfigDict(from_attributes=True)
+
     total: int
     by_mime_type: dict[str, int]
     by_state: dict[str, int]
@@ -209,6 +208,8 @@ class Status(BaseModel):
 
 
 class RepresentationOut(BaseModel):
+    model_config = ConfigDict(from_attributes=True)
+
     mime_type: str
     size: int
     sha256: str
@@ -218,11 +219,16 @@ class RepresentationOut(BaseModel):
 
 
 class LastError(BaseModel):
+    model_config = ConfigDict(from_attributes=True)
+
     reason: str
     message: str | None
 
 
 class DocumentSummary(BaseModel):
+    # Read by attribute from a storage.models.Document row (no docstring: OpenAPI's).
+    model_config = ConfigDict(from_attributes=True)
+
     id: int
     shelf: str
     path: str
@@ -236,6 +242,12 @@ class DocumentSummary(BaseModel):
     representations: int = Field(description="Stored derived representations.")
     error_reason: str | None
 
+    @field_validator("representations", mode="before")
+    @classmethod
+    def _counted(cls, representations: object) -> object:
+        """A row's ``representations`` are the rows themselves: the summary counts them."""
+        return len(representations) if isinstance(representations, list) else representations
+
 
 class DocumentPage(BaseModel):
     documents: list[DocumentSummary]
@@ -245,6 +257,9 @@ class DocumentPage(BaseModel):
 
 
 class DocumentDetail(BaseModel):
+    # Read by attribute from a storage.models.Document row (no docstring: OpenAPI's).
+    model_config = ConfigDict(from_attributes=True)
+
     id: int
     shelf: str
     path: str
@@ -265,6 +280,12 @@ class DocumentDetail(BaseModel):
     indexed_at: datetime
     representations: list[RepresentationOut]
     last_error: LastError | None
+
+    @field_validator("facts", mode="before")
+    @classmethod
+    def _no_facts_yet(cls, facts: object) -> object:
+        """A row whose ``facts`` JSON is null shows none: ``{}``, as it always has."""
+        return facts or {}
 
 
 class RepresentationsDropped(BaseModel):

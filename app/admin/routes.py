@@ -1,30 +1,40 @@
-"""The ``/admin`` routes. Each one is a thin translation between HTTP and the runtime."""
+"""The ``/admin`` routes. Each one is a thin translation between HTTP and the runtime.
+
+The router is built once, at import; the runtime it serves is the application's
+(``app.state.runtime``, set by :func:`app.admin.mount`), handed to each route as a
+dependency.
+"""
 
 from __future__ import annotations
 
 import contextlib
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Body, HTTPException, Path, Query, Response, Security
+from fastapi import (
+    APIRouter,
+    Body,
+    Depends,
+    HTTPException,
+    Path,
+    Query,
+    Request,
+    Response,
+    Security,
+)
 from fastapi.exceptions import RequestValidationError
 
-from docshelf.app.admin.auth import BEARER_SCHEME, AdminAuth, guarded_route_class
-from docshelf.app.admin.inventory import (
-    MAX_ID,
-    DocumentFilter,
-    InvalidCursor,
-    decode_cursor,
-    document_detail,
-    document_page,
-)
+from docshelf.app.admin.auth import BEARER_SCHEME, AdminRoute
+from docshelf.app.admin.cursor import MAX_ID, InvalidCursor, decode_cursor, encode_cursor
 from docshelf.app.admin.models import (
     DocumentDetail,
     DocumentPage,
     DocumentStateName,
+    DocumentSummary,
     ErrorBody,
     Job,
     JobList,
     JobStateName,
+    JobSummary,
     ReindexAccepted,
     ReindexRequest,
     RepresentationsDropped,
@@ -32,7 +42,10 @@ from docshelf.app.admin.models import (
 )
 from docshelf.app.admin.status import build_status
 from docshelf.app.runtime import Runtime
-from docshelf.storage.jobs import JobRequest, UnknownShelf
+from docshelf.storage import inventory
+from docshelf.storage.inventory import DocumentFilter
+from docshelf.storage.jobs import JobRequest, JobRunner, UnknownShelf
+from docshelf.storage.models import Document
 
 REINDEX_DESCRIPTION = """\
 Queue a reindex job and return its id at once (202); follow it at `GET /admin/jobs/{id}`.
@@ -70,136 +83,165 @@ def _not_found(what: str) -> HTTPException:
     return HTTPException(404, what)
 
 
-def admin_router(runtime: Runtime) -> APIRouter:
-    """The admin API over ``runtime``; every route needs the bearer token."""
-    router = APIRouter(
-        prefix="/admin",
-        tags=["admin"],
-        route_class=guarded_route_class(AdminAuth(runtime.settings.admin_token)),
-        dependencies=[Security(BEARER_SCHEME)],
-        responses=ERRORS,
+async def _runtime(request: Request) -> Runtime:
+    """The runtime the application serves (set by :func:`app.admin.mount`)."""
+    runtime: Runtime = request.app.state.runtime
+    return runtime
+
+
+RuntimeDep = Annotated[Runtime, Depends(_runtime)]
+
+
+async def _jobs(runtime: RuntimeDep) -> JobRunner:
+    return runtime.jobs
+
+
+def _document(document_id: DocumentId, runtime: RuntimeDep) -> Document:
+    """The document the path names, with its representations; 404 if there is none."""
+    document = inventory.document(runtime.database, document_id)
+    if document is None:
+        raise _not_found(f"no document {document_id}")
+    return document
+
+
+JobsDep = Annotated[JobRunner, Depends(_jobs)]
+DocumentDep = Annotated[Document, Depends(_document)]
+
+router = APIRouter(
+    prefix="/admin",
+    tags=["admin"],
+    route_class=AdminRoute,  # every route needs the bearer token
+    dependencies=[Security(BEARER_SCHEME)],
+    responses=ERRORS,
+)
+
+
+@router.post(
+    "/reindex",
+    status_code=202,
+    response_model=ReindexAccepted,
+    responses={
+        **NOT_FOUND,
+        400: {"model": ErrorBody, "description": "The body is not readable as JSON text."},
+    },
+    summary="Queue a reindex job",
+    description=REINDEX_DESCRIPTION,
+)
+def reindex(
+    response: Response,
+    jobs: JobsDep,
+    body: Annotated[ReindexRequest | None, Body()] = None,
+) -> ReindexAccepted:
+    request = body or ReindexRequest()
+    paths = tuple(request.paths) if request.paths is not None else None
+    try:
+        submission = jobs.submit(JobRequest(request.shelf, paths, request.force), trigger="api")
+    except UnknownShelf as exc:
+        raise _not_found(str(exc)) from exc
+    href = f"/admin/jobs/{submission.job_id}"
+    response.headers["Location"] = href
+    return ReindexAccepted(job_id=submission.job_id, coalesced=submission.coalesced, href=href)
+
+
+@router.get("/jobs", response_model=JobList, summary="Recent reindex jobs, newest first")
+def list_jobs(
+    jobs: JobsDep,
+    limit: Annotated[int, Query(ge=1, le=500)] = 50,
+    state: JobStateName | None = None,
+) -> JobList:
+    recent = jobs.history.recent(limit, state)
+    return JobList(jobs=[JobSummary.model_validate(job) for job in recent])
+
+
+@router.get(
+    "/jobs/{job_id}",
+    response_model=Job,
+    responses=NOT_FOUND,
+    summary="One job: state, counts, progress, times and per-file errors",
+)
+def get_job(job_id: JobId, jobs: JobsDep) -> Job:
+    job = jobs.history.get(job_id)
+    if job is None:
+        raise _not_found(f"no job {job_id}")
+    return Job.model_validate(job)
+
+
+@router.get("/status", response_model=Status, summary="Shelves, counts, store, lag, sessions")
+def status(runtime: RuntimeDep) -> Status:
+    return build_status(runtime)
+
+
+@router.get(
+    "/documents",
+    response_model=DocumentPage,
+    responses=NOT_FOUND,
+    summary="Indexed documents, filtered, in pages",
+)
+def list_documents(
+    runtime: RuntimeDep,
+    shelf: Annotated[str | None, Query(max_length=64)] = None,
+    mime_type: Annotated[str | None, Query(max_length=255)] = None,
+    state: DocumentStateName | None = None,
+    path_prefix: Annotated[
+        str | None, Query(max_length=4096, description="Only paths that start with this.")
+    ] = None,
+    limit: Annotated[int, Query(ge=1, le=500)] = 100,
+    cursor: Annotated[
+        str | None, Query(max_length=200, description="`next_cursor` of the previous page.")
+    ] = None,
+) -> DocumentPage:
+    shelves = runtime.jobs.shelf_names
+    if shelf is not None and shelf not in shelves:
+        raise _not_found(f"unknown shelf {shelf!r}; this server has: {', '.join(shelves)}")
+    try:
+        after = decode_cursor(cursor) if cursor is not None else 0
+    except InvalidCursor:
+        raise RequestValidationError(
+            [
+                {
+                    "type": "value_error",
+                    "loc": ("query", "cursor"),
+                    "msg": INVALID_CURSOR,
+                    "input": cursor,
+                }
+            ]
+        ) from None
+    where = DocumentFilter(shelf, mime_type, state, path_prefix)
+    rows, more = inventory.documents_after(runtime.database, where, after, limit)
+    documents = [DocumentSummary.model_validate(row) for row in rows]
+    next_cursor = encode_cursor(documents[-1].id) if more else None
+    return DocumentPage(documents=documents, next_cursor=next_cursor)
+
+
+@router.get(
+    "/documents/{document_id}",
+    response_model=DocumentDetail,
+    responses=NOT_FOUND,
+    summary="One document: metadata, every representation, the last error",
+)
+def get_document(document: DocumentDep) -> DocumentDetail:
+    return DocumentDetail.model_validate(document)
+
+
+@router.delete(
+    "/documents/{document_id}/representations",
+    status_code=202,
+    response_model=RepresentationsDropped,
+    responses=NOT_FOUND,
+    summary="Drop a document's stored representations and queue their rebuild",
+    description="The stored derived formats are deleted at once (clients see only the "
+    "original until the rebuild); a reindex job for the document's path rebuilds them, "
+    "coalesced like any other (see POST /admin/reindex).",
+)
+def drop_representations(document: DocumentDep, runtime: RuntimeDep) -> RepresentationsDropped:
+    if not runtime.builder.forget(document.id):
+        raise _not_found(f"no document {document.id}")
+    job_id: int | None = None
+    # A document indexed under a shelf this server no longer serves cannot be rebuilt.
+    with contextlib.suppress(UnknownShelf):
+        job_id = runtime.jobs.submit(
+            JobRequest(document.shelf, (document.path,)), trigger="api"
+        ).job_id
+    return RepresentationsDropped(
+        document_id=document.id, dropped=len(document.representations), job_id=job_id
     )
-    jobs = runtime.jobs
-
-    @router.post(
-        "/reindex",
-        status_code=202,
-        response_model=ReindexAccepted,
-        responses={
-            **NOT_FOUND,
-            400: {"model": ErrorBody, "description": "The body is not readable as JSON text."},
-        },
-        summary="Queue a reindex job",
-        description=REINDEX_DESCRIPTION,
-    )
-    def reindex(
-        response: Response,
-        body: Annotated[ReindexRequest | None, Body()] = None,
-    ) -> ReindexAccepted:
-        request = body or ReindexRequest()
-        paths = tuple(request.paths) if request.paths is not None else None
-        try:
-            submission = jobs.submit(JobRequest(request.shelf, paths, request.force), trigger="api")
-        except UnknownShelf as exc:
-            raise _not_found(str(exc)) from exc
-        href = f"/admin/jobs/{submission.job_id}"
-        response.headers["Location"] = href
-        return ReindexAccepted(job_id=submission.job_id, coalesced=submission.coalesced, href=href)
-
-    @router.get("/jobs", response_model=JobList, summary="Recent reindex jobs, newest first")
-    def list_jobs(
-        limit: Annotated[int, Query(ge=1, le=500)] = 50,
-        state: JobStateName | None = None,
-    ) -> JobList:
-        return JobList(jobs=[Job.of(job) for job in jobs.recent(limit, state)])
-
-    @router.get(
-        "/jobs/{job_id}",
-        response_model=Job,
-        responses=NOT_FOUND,
-        summary="One job: state, counts, progress, times and per-file errors",
-    )
-    def get_job(job_id: JobId) -> Job:
-        job = jobs.get(job_id)
-        if job is None:
-            raise _not_found(f"no job {job_id}")
-        return Job.of(job)
-
-    @router.get("/status", response_model=Status, summary="Shelves, counts, store, lag, sessions")
-    def status() -> Status:
-        return build_status(runtime)
-
-    @router.get(
-        "/documents",
-        response_model=DocumentPage,
-        responses=NOT_FOUND,
-        summary="Indexed documents, filtered, in pages",
-    )
-    def list_documents(
-        shelf: Annotated[str | None, Query(max_length=64)] = None,
-        mime_type: Annotated[str | None, Query(max_length=255)] = None,
-        state: DocumentStateName | None = None,
-        path_prefix: Annotated[
-            str | None, Query(max_length=4096, description="Only paths that start with this.")
-        ] = None,
-        limit: Annotated[int, Query(ge=1, le=500)] = 100,
-        cursor: Annotated[
-            str | None, Query(max_length=200, description="`next_cursor` of the previous page.")
-        ] = None,
-    ) -> DocumentPage:
-        if shelf is not None and shelf not in jobs.shelf_names:
-            raise _not_found(
-                f"unknown shelf {shelf!r}; this server has: {', '.join(jobs.shelf_names)}"
-            )
-        try:
-            after = decode_cursor(cursor) if cursor is not None else 0
-        except InvalidCursor:
-            raise RequestValidationError(
-                [
-                    {
-                        "type": "value_error",
-                        "loc": ("query", "cursor"),
-                        "msg": INVALID_CURSOR,
-                        "input": cursor,
-                    }
-                ]
-            ) from None
-        where = DocumentFilter(shelf, mime_type, state, path_prefix)
-        documents, next_cursor = document_page(runtime.database, where, after, limit)
-        return DocumentPage(documents=documents, next_cursor=next_cursor)
-
-    @router.get(
-        "/documents/{document_id}",
-        response_model=DocumentDetail,
-        responses=NOT_FOUND,
-        summary="One document: metadata, every representation, the last error",
-    )
-    def get_document(document_id: DocumentId) -> DocumentDetail:
-        detail = document_detail(runtime.database, document_id)
-        if detail is None:
-            raise _not_found(f"no document {document_id}")
-        return detail
-
-    @router.delete(
-        "/documents/{document_id}/representations",
-        status_code=202,
-        response_model=RepresentationsDropped,
-        responses=NOT_FOUND,
-        summary="Drop a document's stored representations and queue their rebuild",
-        description="The stored derived formats are deleted at once (clients see only the "
-        "original until the rebuild); a reindex job for the document's path rebuilds them, "
-        "coalesced like any other (see POST /admin/reindex).",
-    )
-    def drop_representations(document_id: DocumentId) -> RepresentationsDropped:
-        detail = document_detail(runtime.database, document_id)
-        if detail is None or not runtime.builder.forget(document_id):
-            raise _not_found(f"no document {document_id}")
-        job_id: int | None = None
-        # A document indexed under a shelf this server no longer serves cannot be rebuilt.
-        with contextlib.suppress(UnknownShelf):
-            job_id = jobs.submit(JobRequest(detail.shelf, (detail.path,)), trigger="api").job_id
-        return RepresentationsDropped(
-            document_id=document_id, dropped=len(detail.representations), job_id=job_id
-        )
-
-    return router

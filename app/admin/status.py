@@ -6,10 +6,16 @@ import time
 from datetime import UTC, datetime
 
 from docshelf.app import __version__
-from docshelf.app.admin.inventory import document_counts, store_usage
-from docshelf.app.admin.models import JobsStatus, ShelfStatus, Status, StoreStatus
+from docshelf.app.admin.models import (
+    DocumentCounts,
+    JobsStatus,
+    ShelfStatus,
+    Status,
+    StoreStatus,
+)
 from docshelf.app.runtime import Runtime
-from docshelf.storage.jobs import JobState
+from docshelf.storage.inventory import document_counts, store_usage
+from docshelf.storage.models import JobState
 
 
 def index_lag_seconds(runtime: Runtime) -> float:
@@ -20,7 +26,7 @@ def index_lag_seconds(runtime: Runtime) -> float:
     everything it was asked to do.
     """
     lags = [0.0]
-    oldest = runtime.jobs.oldest_pending()
+    oldest = runtime.jobs.history.oldest_unfinished()
     if oldest is not None:
         lags.append((datetime.now(UTC) - oldest).total_seconds())
     if not runtime.readiness.ready:
@@ -29,22 +35,22 @@ def index_lag_seconds(runtime: Runtime) -> float:
 
 
 def build_status(runtime: Runtime) -> Status:
-    counts, by_shelf = document_counts(runtime.database)
-    representations, size = store_usage(runtime.database)
-    pending = runtime.jobs.pending_counts()
+    counts = document_counts(runtime.database)
+    usage = store_usage(runtime.database)
+    pending = runtime.jobs.history.unfinished_counts()
     return Status(
         version=__version__,
         uptime_seconds=round(time.time() - runtime.started_at, 3),
         ready=runtime.readiness.ready,
         shelves=[
             ShelfStatus(
-                name=shelf.name, root=str(shelf.root), documents=by_shelf.get(shelf.name, 0)
+                name=shelf.name, root=str(shelf.root), documents=counts.by_shelf.get(shelf.name, 0)
             )
             for shelf in runtime.shelves
         ],
-        documents=counts,
+        documents=DocumentCounts.model_validate(counts),
         representation_store=StoreStatus(
-            path=str(runtime.store.root), representations=representations, bytes=size
+            path=str(runtime.store.root), representations=usage.representations, bytes=usage.bytes
         ),
         index_lag_seconds=round(index_lag_seconds(runtime), 3),
         conversion_backlog=runtime.builder.backlog(max_age_s=0.5),
