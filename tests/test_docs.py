@@ -23,7 +23,6 @@ from starlette.routing import Route
 
 from bench.__main__ import BENCHMARKS
 from docshelf.app.cli import build_parser
-from docshelf.app.settings import Settings
 from tests.support.markdown import PAGES, anchors, fenced_blocks, prose
 from tests.support.paths import REPO
 from tests.support.servers import child_env, serve
