@@ -22,12 +22,15 @@ APPLICATION_PDF = "application/pdf"
 
 
 class FailureReason(StrEnum):
-    """Why a document has no derived formats: the ``error_reason`` the index stores.
+    """Why docshelf could not index or convert a file: every reason it reports.
 
     A StrEnum, so what is stored and reported is the plain string it always was.
     Converters raise the first four (:class:`ConversionError`); the conversion
-    runner, ``storage.conversion``, records the others for what happens around a
-    converter: a file it cannot read, a worker that overruns or dies, a bug.
+    runner, ``storage.conversion``, records the next three for what happens around
+    a converter: a file it cannot read, a worker that overruns or dies, a bug.
+    Those seven are a document's ``error_reason``. The catalog pass
+    (``storage.indexer``) refuses a file for the last two before it is listed; they
+    appear only in a pass's or a job's errors.
     """
 
     #: The document needs a password (converters: PDF).
@@ -44,6 +47,10 @@ class FailureReason(StrEnum):
     TIMEOUT = "timeout"
     #: A converter bug, or a worker that died (the runner).
     ERROR = "error"
+    #: A file name that is not UTF-8: the index stores paths as text (the catalog).
+    INVALID_NAME = "invalid_name"
+    #: A path whose URI would be too long to serve (the catalog).
+    PATH_TOO_LONG = "path_too_long"
 
 
 #: The reasons a converter itself may give; the rest belong to the runner.

@@ -34,7 +34,7 @@ from datetime import UTC, datetime
 from sqlalchemy import ColumnElement, func, select
 from sqlalchemy.orm import Session, selectinload
 
-from docshelf.converters import APPLICATION_JSON, TEXT_MARKDOWN, TEXT_PLAIN, Facts
+from docshelf.converters import APPLICATION_JSON, TEXT_MARKDOWN, TEXT_PLAIN, Facts, FailureReason
 from docshelf.storage import search
 from docshelf.storage.conversion import (
     BACKGROUND,
@@ -198,7 +198,7 @@ class FormatBuilder:
                     Document.state == DocumentState.FAILED,
                 )
                 found.extend(
-                    (path, reason or "error", message or "")
+                    (path, reason or FailureReason.ERROR, message or "")
                     for path, reason, message in session.execute(query)
                 )
         return sorted(found)
@@ -449,7 +449,7 @@ def _apply(doc: Document, task: ConversionTask, outcome: ConversionOutcome) -> l
     doc.indexed_at = datetime.now(UTC)
     if outcome.missing:
         doc.state = DocumentState.FAILED
-        doc.error_reason = "unreadable"
+        doc.error_reason = FailureReason.UNREADABLE
         doc.error_message = outcome.error_message or "the file is gone"
         doc.representations = []
         return dropped

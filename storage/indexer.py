@@ -25,6 +25,7 @@ from datetime import UTC, datetime
 
 from sqlalchemy import delete, func, insert, select, update
 
+from docshelf.converters import FailureReason
 from docshelf.converters.detect import DETECTION_VERSION, HEAD_BYTES, detect_mime
 from docshelf.converters.peek import cheap_title
 from docshelf.storage import search
@@ -327,7 +328,11 @@ class Indexer:
                     if row.state == DocumentState.FAILED:
                         report.failed += 1
                         report.still_failed.append(
-                            FileError(path, row.error_reason or "error", row.error_message or "")
+                            FileError(
+                                path,
+                                row.error_reason or FailureReason.ERROR,
+                                row.error_message or "",
+                            )
                         )
             except _Refused as refused:
                 shown = printable(path)
@@ -382,9 +387,9 @@ class Indexer:
         try:
             fd = shelf.open(path)
         except (FileNotFoundError, NotRegularFile, OutsideShelf) as exc:
-            raise _Refused("unreadable", f"cannot open: {exc}") from exc
+            raise _Refused(FailureReason.UNREADABLE, f"cannot open: {exc}") from exc
         except OSError as exc:
-            raise _Refused("unreadable", f"cannot open: {exc.strerror}") from exc
+            raise _Refused(FailureReason.UNREADABLE, f"cannot open: {exc.strerror}") from exc
         try:
             return os.read(fd, HEAD_BYTES)
         finally:
@@ -413,10 +418,11 @@ class Indexer:
         try:
             uri = build_uri(shelf.name, path)
         except InvalidUri as exc:
-            raise _Refused("invalid_name", str(exc)) from exc
+            raise _Refused(FailureReason.INVALID_NAME, str(exc)) from exc
         if len(uri) > MAX_URI_LENGTH:
             raise _Refused(
-                "path_too_long", f"its URI would be {len(uri)} characters, over {MAX_URI_LENGTH}"
+                FailureReason.PATH_TOO_LONG,
+                f"its URI would be {len(uri)} characters, over {MAX_URI_LENGTH}",
             )
         return {
             "shelf": shelf.name,
@@ -475,7 +481,7 @@ class Indexer:
 class _Refused(Exception):
     """One file the pass cannot record, with the reason reported for it."""
 
-    def __init__(self, reason: str, message: str) -> None:
+    def __init__(self, reason: FailureReason, message: str) -> None:
         super().__init__(message)
         self.reason = reason
         self.message = message

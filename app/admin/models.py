@@ -17,8 +17,12 @@ from pydantic import (
 )
 from pydantic_core import core_schema
 
+from docshelf.converters import FailureReason
 from docshelf.storage.jobs import normalize_path
 from docshelf.storage.models import DocumentState, JobState
+
+#: The reasons a file's error may give, as the API's descriptions list them.
+REASONS = ", ".join(FailureReason)
 
 
 def _spelled_out(states: type[StrEnum]) -> Any:
@@ -126,7 +130,7 @@ class FileErrorOut(BaseModel):
     model_config = ConfigDict(from_attributes=True)
 
     path: str
-    reason: str = Field(description="A short code: encrypted, invalid, timeout, too_large, error…")
+    reason: str = Field(description=f"Why, one of: {REASONS}.")
     message: str
 
 
