@@ -53,7 +53,7 @@ class FailureReason(StrEnum):
     PATH_TOO_LONG = "path_too_long"
 
 
-#: The reasons a converter itself may give; the rest belong to the runner.
+#: The reasons a converter itself may give; the rest belong to the runner and the catalog.
 CONVERTER_REASONS = frozenset(
     {
         FailureReason.ENCRYPTED,
