@@ -190,9 +190,11 @@ def list_documents(
         str | None, Query(max_length=200, description="`next_cursor` of the previous page.")
     ] = None,
 ) -> DocumentPage:
-    shelves = runtime.jobs.shelf_names
-    if shelf is not None and shelf not in shelves:
-        raise _not_found(f"unknown shelf {shelf!r}; this server has: {', '.join(shelves)}")
+    if shelf is not None:
+        try:
+            UnknownShelf.check(shelf, runtime.jobs.shelf_names)
+        except UnknownShelf as exc:
+            raise _not_found(str(exc)) from exc
     try:
         after = decode_cursor(cursor) if cursor is not None else 0
     except InvalidCursor:

@@ -8,7 +8,13 @@ from pathlib import PurePosixPath
 
 
 class UnknownShelf(LookupError):
-    """A job names a shelf this process does not serve."""
+    """A request names a shelf this process does not serve."""
+
+    @classmethod
+    def check(cls, shelf: str, shelves: Collection[str]) -> None:
+        """Raise for ``shelf`` unless it is one of ``shelves``, naming the ones there are."""
+        if shelf not in shelves:
+            raise cls(f"unknown shelf {shelf!r}; this server has: {', '.join(shelves)}")
 
 
 def normalize_path(raw: str) -> str:
@@ -45,10 +51,8 @@ class JobRequest:
     def validated(self, shelves: Collection[str]) -> JobRequest:
         """This request with canonical paths, for a process serving ``shelves``;
         UnknownShelf or ValueError says what is wrong."""
-        if self.shelf is not None and self.shelf not in shelves:
-            raise UnknownShelf(
-                f"unknown shelf {self.shelf!r}; this server has: {', '.join(shelves)}"
-            )
+        if self.shelf is not None:
+            UnknownShelf.check(self.shelf, shelves)
         if self.paths is None:
             return self
         if self.shelf is None:
