@@ -45,8 +45,7 @@ class CsvConverter:
     def convert(self, source: Source) -> ConversionResult:
         check_size(source.data)
         text = decode_text(source.data)
-        path = PurePosixPath(source.filename)
-        rows = read_rows(text, path.suffix.lower())
+        rows = read_rows(text, source.extension)
         header, body = (rows[0], rows[1:]) if rows else ([], [])
         keys = unique_keys(header, max((len(row) for row in rows), default=0))
         records = [_record(keys, row) for row in body]
@@ -58,7 +57,8 @@ class CsvConverter:
             description=_describe(keys, len(body)),
             metadata={"rows": str(len(body)), "columns": str(len(keys))},
         )
-        markdown = f"{markdown_heading(1, path.name or 'Table')}\n\n{markdown_table(keys, body)}"
+        heading = markdown_heading(1, PurePosixPath(source.filename).name or "Table")
+        markdown = f"{heading}\n\n{markdown_table(keys, body)}"
         return markdown_result(
             source,
             facts,
