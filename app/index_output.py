@@ -34,9 +34,8 @@ from rich.progress import (
 )
 from rich.text import Text
 
-from docshelf.storage.indexer import FileError
+from docshelf.storage.indexer import COUNT_NAMES, FileError
 
-COUNT_NAMES = ("seen", "added", "changed", "unchanged", "removed", "failed")
 UPDATE_EVERY_S = 0.05  # the pass reports every file; the bars take at most 20 updates a second
 CATALOG_LABEL = "cataloguing"
 BUILD_LABEL = "building formats"

@@ -51,8 +51,9 @@ class FileError:
     message: str
 
 
-COUNT_NAMES = ("seen", "added", "changed", "removed", "unchanged", "failed")
-"""The counters of an :class:`IndexReport` (and of a job's row, which keeps them)."""
+COUNT_NAMES = ("seen", "added", "changed", "unchanged", "removed", "failed")
+"""The counters of an :class:`IndexReport` (and of a job's row, which keeps them), in the
+order ``docshelf index`` reports them."""
 
 
 @dataclass

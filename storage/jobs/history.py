@@ -83,7 +83,7 @@ def _record(job: Job) -> JobRecord:
         requested_at=job.requested_at,
         started_at=job.started_at,
         finished_at=job.finished_at,
-        counts=JobCounts(*(getattr(job, name) for name in COUNT_NAMES)),
+        counts=JobCounts(**{name: getattr(job, name) for name in COUNT_NAMES}),
         progress=JobProgress(job.progress_done, job.progress_total),
         errors=tuple(FileError(e["path"], e["reason"], e["message"]) for e in job.errors or ()),
         message=job.message,
