@@ -431,16 +431,18 @@ def _reindex(runtime: Runtime, args: argparse.Namespace) -> int:
         with bars_if_terminal() as bars:
             job_id = runtime.jobs.submit(request, trigger="cli").job_id
             while True:
-                job = runtime.jobs.wait(job_id, timeout=UPDATE_EVERY_S)
-                assert job is not None  # submitted above, and jobs are never deleted
+                # The bars follow the job in memory; its row is read once, when it is done.
+                finished = runtime.jobs.finished_within(job_id, timeout=UPDATE_EVERY_S)
                 live = runtime.jobs.live_progress(job_id)
                 if bars is not None and live is not None:
                     if live.catalog[1]:
                         bars.catalog(*live.catalog)
                     if live.formats is not None:  # the catalog is current; formats follow
                         bars.build(*live.formats)
-                if job.finished:
+                if finished:
                     break
+            job = runtime.jobs.history.get(job_id)
+            assert job is not None  # submitted above, and jobs are never deleted
     except KeyboardInterrupt:
         print("\ndocshelf: interrupted; the job is recorded as interrupted", file=sys.stderr)
         return 130

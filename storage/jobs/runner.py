@@ -121,14 +121,20 @@ class JobRunner:
 
     def wait(self, job_id: int, timeout: float | None = None) -> JobRecord | None:
         """The job once it has finished, or as it stands when ``timeout`` runs out."""
+        self.finished_within(job_id, timeout)
+        return self.history.get(job_id)
+
+    def finished_within(self, job_id: int, timeout: float | None = None) -> bool:
+        """Whether ``job_id`` is neither queued nor running here, waiting up to ``timeout``
+        for it; asks only this process's queue, not the database (a poll can be frequent)."""
         deadline = None if timeout is None else time.monotonic() + timeout
         with self._cond:
             while job_id in self._queued or self._running == job_id:
                 remaining = None if deadline is None else deadline - time.monotonic()
                 if remaining is not None and remaining <= 0:
-                    break
+                    return False
                 self._cond.wait(remaining)
-        return self.history.get(job_id)
+        return True
 
     # -- what only this process knows -----------------------------------------------------
 
