@@ -293,9 +293,7 @@ def _is_bold(font: Any) -> bool:
     try:
         if is_bold_name(str(font.get("/BaseFont", ""))):
             return True
-        descriptor = font.get("/FontDescriptor")
-        descriptor = descriptor.get_object() if descriptor is not None else None
-        weight = descriptor.get("/FontWeight") if isinstance(descriptor, Mapping) else None
+        weight = _described(font, "/FontWeight")
         return isinstance(weight, int | float) and weight >= 600
     except (AttributeError, TypeError, ValueError, KeyError):
         return False
@@ -308,12 +306,18 @@ def _is_mono(font: Any) -> bool:
     try:
         if is_mono_name(str(font.get("/BaseFont", ""))):
             return True
-        descriptor = font.get("/FontDescriptor")
-        descriptor = descriptor.get_object() if descriptor is not None else None
-        flags = descriptor.get("/Flags") if isinstance(descriptor, Mapping) else None
+        flags = _described(font, "/Flags")
         return isinstance(flags, int) and bool(flags & FIXED_PITCH_FLAG)
     except (AttributeError, TypeError, ValueError, KeyError):
         return False
+
+
+def _described(font: Mapping[str, Any], key: str) -> Any:
+    """``key`` of the font's descriptor (weight, flags), or None; may raise what a damaged
+    file's objects raise, which the callers turn into "no"."""
+    descriptor = font.get("/FontDescriptor")
+    descriptor = descriptor.get_object() if descriptor is not None else None
+    return descriptor.get(key) if isinstance(descriptor, Mapping) else None
 
 
 def _geometry(cm: Sequence[float], tm: Sequence[float], size: float) -> tuple[float, float | None]:
