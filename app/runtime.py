@@ -155,6 +155,7 @@ class Runtime:
             builder=self.builder,
             max_read_bytes=int(settings.max_read_mb * 1024 * 1024),
             build_timeout_s=settings.convert_timeout + 10,
+            read_wait_s=settings.read_wait,
             # A threading.Event, or its multiprocessing twin: only is_set() and wait() are used.
             catalogued=cast(threading.Event, self.readiness.catalogued),
         )

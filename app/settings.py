@@ -44,6 +44,12 @@ class Settings(BaseSettings):
     ignore: Annotated[list[str], NoDecode] = Field(default_factory=lambda: list(DEFAULT_IGNORE))
     workers: int = Field(2, ge=1, le=64, description="conversion worker processes")
     convert_timeout: float = Field(120.0, gt=0, description="seconds one file may take to convert")
+    read_wait: float = Field(
+        10.0,
+        ge=0,
+        description="seconds a read waits for formats not built yet before it answers with "
+        "what exists (the rest go on building; subscribers hear when they land)",
+    )
     convert_memory_mb: int = Field(
         2048, ge=0, description="address-space cap per worker (0 = none)"
     )

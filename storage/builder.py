@@ -14,8 +14,15 @@ source is made the first time someone asks for it and then kept. Under
 A worker's outcome is recorded only if the catalog has not seen a newer
 version of the file meanwhile (same size and mtime as when the task was
 queued); otherwise the newer version is already queued and this result is
-dropped. Every recorded document is announced as changed on the event bus
-(``notifications/resources/updated`` for its subscribers).
+dropped. A format that fails or times out fails alone: the document keeps every
+format and search row it has and stays ``ready``, and the failure is recorded
+for that format (issue "Nothing lost on a first read").
+
+What a recorded outcome means to readers goes on the event bus: new content (or
+a document that failed) as ``changed`` — its subscribers hear
+``notifications/resources/updated`` once per change —, formats added to content
+already announced only as ``refreshed``, unless a read gave up waiting for them
+(:meth:`FormatBuilder.ensure` returned False): then they are news too.
 """
 
 from __future__ import annotations
@@ -28,13 +35,21 @@ import time
 from collections import deque
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import Future
-from dataclasses import dataclass
+from concurrent.futures import wait as wait_for
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
 from sqlalchemy import ColumnElement, func, select
 from sqlalchemy.orm import Session, selectinload
 
-from docshelf.converters import APPLICATION_JSON, TEXT_MARKDOWN, TEXT_PLAIN, Facts, FailureReason
+from docshelf.converters import (
+    APPLICATION_JSON,
+    TEXT_MARKDOWN,
+    TEXT_PLAIN,
+    Facts,
+    FailureReason,
+    offered_formats,
+)
 from docshelf.storage import search
 from docshelf.storage.conversion import (
     BACKGROUND,
@@ -47,7 +62,7 @@ from docshelf.storage.conversion import (
 from docshelf.storage.database import Database
 from docshelf.storage.events import ChangeSet, EventBus
 from docshelf.storage.garbage import release_unreferenced
-from docshelf.storage.models import Document, DocumentState, Representation
+from docshelf.storage.models import Document, DocumentState, FormatFailure, Representation
 from docshelf.storage.shelves import Shelf
 from docshelf.storage.store import RepresentationStore
 
@@ -80,7 +95,7 @@ def fallback_description(mime_type: str, page_count: int | None) -> str:
 @dataclass(frozen=True, slots=True)
 class _Queued:
     task: ConversionTask
-    done: Future[None]
+    done: Future[None]  # set once the outcome is recorded
 
 
 class FormatBuilder:
@@ -115,6 +130,10 @@ class FormatBuilder:
             queue.SimpleQueue()
         )
         self._candidates: deque[int] = deque()
+        self._first: deque[int] = deque()  # edited documents, built before the rest
+        self._owed: set[int] = set()  # documents a read gave up waiting for
+        self._background = False  # whether this process builds pending documents unasked
+        self._draining = 0  # drain() calls running: they build pending documents too
         self._refetch = True
         self._holds = 0  # catalog passes running; background work waits for them
         self._backlog: tuple[float, int] = (0.0, 0)  # (when counted, count)
@@ -126,10 +145,21 @@ class FormatBuilder:
 
     # -- lifecycle ------------------------------------------------------------------------
 
-    def start(self) -> None:
-        """Build pending formats in the background until :meth:`close`."""
-        self._thread = threading.Thread(target=self._run, name="docshelf-build", daemon=True)
-        self._thread.start()
+    def start(self, *, background: bool = True) -> None:
+        """Start the thread that records what workers finish, until :meth:`close`; with
+        ``background``, it also builds every pending document, smallest first.
+
+        Without it (a replica, ``serve --processes`` beyond the first) the process builds
+        only what its reads ask for; the thread starts with the first such build, so a
+        read that stops waiting still has its outcome recorded and announced.
+        """
+        with self._lock:
+            self._background = self._background or background
+            if self._thread is not None or self._closing.is_set():
+                return
+            self._thread = threading.Thread(target=self._run, name="docshelf-build", daemon=True)
+            self._thread.start()
+        self.wake()
 
     @contextlib.contextmanager
     def held(self) -> Iterator[None]:
@@ -149,6 +179,13 @@ class FormatBuilder:
         self._refetch = True
         self._wake.set()
 
+    def first(self, document_ids: Iterable[int]) -> None:
+        """Build these pending documents before the rest of the queue: edits, which their
+        subscribers hear about once built, go ahead of a bulk backlog."""
+        with self._lock:
+            self._first.extend(document_ids)
+        self.wake()
+
     def close(self) -> None:
         self._closing.set()
         self._wake.set()
@@ -157,10 +194,12 @@ class FormatBuilder:
             self._thread = None
 
     def _run(self) -> None:
+        # The only thread that clears the wake event, and it clears it before stepping:
+        # whatever finishes while it steps keeps the event set, and is recorded next.
         while not self._closing.is_set():
             self._wake.clear()
             try:
-                self._step()
+                self._step(fill=self._background or self._draining > 0)
             except Exception:  # a database hiccup must not end background building
                 log.exception("the conversion queue could not advance")
             self._wake.wait(timeout=5)
@@ -249,9 +288,11 @@ class FormatBuilder:
             )
             with self.database.session() as session:
                 self._candidates = deque(i for i in session.scalars(query) if i not in busy)
-        chosen: list[int] = []
+        with self._lock:
+            chosen = list(dict.fromkeys(i for i in self._first if i not in busy))[:room]
+            self._first.clear()
         while self._candidates and len(chosen) < room:
-            if (candidate := self._candidates.popleft()) not in busy:
+            if (candidate := self._candidates.popleft()) not in busy and candidate not in chosen:
                 chosen.append(candidate)
         if not chosen:
             return 0
@@ -267,27 +308,33 @@ class FormatBuilder:
         return len(tasks)
 
     def drain(self, progress: Progress | None = None) -> None:
-        """Build everything pending now, and return when nothing is (``docshelf index``)."""
-        total = remaining = self.backlog()
-        if progress is not None:
-            progress(0, total)
-        while not self._closing.is_set():
-            self._wake.clear()
-            self._step()
-            with self._lock:
-                idle = not self._inflight
-            if idle and self._done.empty():
-                self._refetch = True
-                remaining = self.backlog()
-                if remaining == 0:
-                    break
-            self._wake.wait(timeout=0.5)
+        """Build everything pending now, and return when nothing is (``docshelf index``, a
+        reindex job): the recording thread builds pending documents while this runs."""
+        with self._lock:
+            self._draining += 1
+        try:
+            self.start(background=False)
+            total = remaining = self.backlog()
             if progress is not None:
-                remaining = self.backlog()
-                total = max(total, remaining)
-                progress(total - remaining, total)
-        if progress is not None and remaining == 0:
-            progress(total, total)
+                progress(0, total)
+            while not self._closing.is_set():
+                with self._lock:
+                    idle = not self._inflight
+                if idle and self._done.empty():
+                    remaining = self.backlog()
+                    if remaining == 0:
+                        break
+                    self.wake()  # pending documents and nothing in flight: look again
+                self._closing.wait(0.5)
+                if progress is not None:
+                    remaining = self.backlog()
+                    total = max(total, remaining)
+                    progress(total - remaining, total)
+            if progress is not None and remaining == 0:
+                progress(total, total)
+        finally:
+            with self._lock:
+                self._draining -= 1
 
     def ensure(
         self,
@@ -296,23 +343,29 @@ class FormatBuilder:
         *,
         rebuild: Collection[str] = (),
         timeout: float | None = None,
-    ) -> None:
-        """Build a document's ``formats`` now, ahead of the queue, and wait for them.
+    ) -> bool:
+        """Build a document's ``formats`` now, ahead of the queue, and wait up to ``timeout``
+        seconds for them to be recorded.
 
-        ``rebuild``: formats whose stored file went missing, made again even
-        though the index lists them. Returns once the outcome is recorded (or
-        the document turns out to be failed, gone, or have nothing to build).
+        ``rebuild``: formats whose stored file went missing, made again even though the
+        index lists them. A format that failed for the document's current content is not
+        tried again (a new version of the file, or a forced reindex, tries it again).
+        True once the outcome is recorded, or when there is nothing to build (a failed
+        document, one gone, every format stored). False when the wait ran out: the build
+        goes on, and once it is recorded the document is announced as changed, so whoever
+        gave up waiting hears when it lands.
         """
+        deadline = None if timeout is None else time.monotonic() + timeout
         with self._lock:
             current = self._inflight.get(document_id)
-        if current is not None:
-            self._wait(current.done, timeout)
+        if current is not None and not self._wait(current, deadline):
+            return False
         with self.database.session() as session:
             doc = session.get(
                 Document, document_id, options=[selectinload(Document.representations)]
             )
             if doc is None or doc.shelf not in self.shelves:
-                return
+                return True
             stored = {r.mime_type for r in doc.representations} - set(rebuild)
             if doc.state == DocumentState.PENDING:
                 wanted = (
@@ -321,31 +374,28 @@ class FormatBuilder:
                     else tuple(dict.fromkeys([*self.background_formats, *formats]))
                 )
                 task = self._task(doc, wanted)
-            elif (
-                doc.state == DocumentState.READY
-                and not doc.error_reason
-                and (set(formats) - stored)
+            elif doc.state == DocumentState.READY and (
+                missing := [
+                    f for f in formats if f not in stored and f not in (doc.format_errors or {})
+                ]
             ):
-                task = self._task(doc, tuple(dict.fromkeys([*stored, *formats])), stored)
+                task = self._task(doc, tuple(dict.fromkeys([*stored, *missing])), stored)
             else:
-                return
-        self._wait(self._submit(task, URGENT), timeout)
+                return True
+        return self._wait(self._submit(task, URGENT), deadline)
 
-    def _wait(self, done: Future[None], timeout: float | None) -> None:
-        """Wait for a recorded outcome; without a background thread, record it here.
-
-        Nothing else is queued on the way: a process that does not build in the
-        background (a replica, ``serve --processes`` beyond the first) builds only
-        what its reads ask for.
-        """
-        deadline = None if timeout is None else time.monotonic() + timeout
-        while not done.done():
-            if self._thread is None:
-                self._step(fill=False)
-            if deadline is not None and time.monotonic() > deadline:
-                raise TimeoutError("the conversion did not finish in time")
-            self._wake.wait(timeout=0.05)
-            self._wake.clear()
+    def _wait(self, queued: _Queued, deadline: float | None) -> bool:
+        """Wait until ``queued`` is recorded or ``deadline`` passes; on giving up, owe its
+        document an announcement (decided under the lock the recorder holds to settle it,
+        so the outcome is either seen recorded here or announced there)."""
+        left = None if deadline is None else max(0.0, deadline - time.monotonic())
+        if not wait_for([queued.done], timeout=left).not_done:
+            return True
+        with self._lock:
+            if queued.done.done():
+                return True
+            self._owed.add(queued.task.document_id)
+        return False
 
     def _task(
         self,
@@ -370,13 +420,14 @@ class FormatBuilder:
             ),
         )
 
-    def _submit(self, task: ConversionTask, priority: int = BACKGROUND) -> Future[None]:
+    def _submit(self, task: ConversionTask, priority: int = BACKGROUND) -> _Queued:
+        self.start(background=False)  # something must record the outcome
         queued = _Queued(task, Future())
         with self._lock:
             self._inflight[task.document_id] = queued
         outcome = self.pool.submit(task, priority=priority)
         outcome.add_done_callback(lambda future: self._finished(queued, future))
-        return queued.done
+        return queued
 
     def _finished(self, queued: _Queued, future: Future[ConversionOutcome]) -> None:
         """A worker is done (in a pool thread): hand the outcome to the recorder."""
@@ -392,26 +443,35 @@ class FormatBuilder:
             # PoolClosed: shutting down; the document stays pending and is built next time.
             with contextlib.suppress(PoolClosed):
                 outcomes.append((queued.task, future.result()))
+        recorded = _Recorded()
         try:
-            self._record(outcomes)
+            recorded = self._record(outcomes)
         except Exception:
             log.exception("recording %d conversions together failed; one by one", len(outcomes))
             for outcome in outcomes:
                 try:
-                    self._record([outcome])
+                    recorded |= self._record([outcome])
                 except Exception:
                     log.exception("recording the conversion of %s failed", outcome[0].path)
         finally:
             with self._lock:
                 for queued, _ in finished:
-                    if self._inflight.get(queued.task.document_id) is queued:
-                        del self._inflight[queued.task.document_id]
-            for queued, _ in finished:
-                queued.done.set_result(None)
+                    document_id = queued.task.document_id
+                    if self._inflight.get(document_id) is queued:
+                        del self._inflight[document_id]
+                    if document_id in self._owed and document_id in recorded.uris:
+                        self._owed.discard(document_id)
+                        recorded.news.add(recorded.uris[document_id])
+                    queued.done.set_result(None)
+        if self.bus is not None and recorded.uris:
+            news = frozenset(recorded.news)
+            self.bus.publish(
+                ChangeSet(changed=news, refreshed=frozenset(recorded.uris.values()) - news)
+            )
 
-    def _record(self, outcomes: list[tuple[ConversionTask, ConversionOutcome]]) -> None:
+    def _record(self, outcomes: list[tuple[ConversionTask, ConversionOutcome]]) -> _Recorded:
         stale: list[str] = []
-        changed: set[str] = set()
+        recorded = _Recorded()
         failures: list[tuple[str, ConversionOutcome]] = []
         ids = [task.document_id for task, _ in outcomes]
         query = (
@@ -427,47 +487,77 @@ class FormatBuilder:
                     # Removed, or changed again since it was queued: the newer version is queued.
                     stale.extend(v.store_key for v in outcome.variants)
                     continue
+                before = _announced(doc)
                 stale.extend(_apply(doc, task, outcome))
                 _search(session, doc, outcome)
-                changed.add(doc.uri)
-                if outcome.error_reason:
+                recorded.uris[doc.id] = doc.uri
+                if _announced(doc) != before:
+                    recorded.news.add(doc.uri)
+                if outcome.error_reason or outcome.format_failures:
                     failures.append((doc.uri, outcome))
         # The store follows the transaction: keys are released only after the commit.
         release_unreferenced(self.database, self.store, stale)
         for uri, outcome in failures:
-            log.warning("%s: %s (%s)", uri, outcome.error_message, outcome.error_reason)
-            if self.on_failure is not None and outcome.error_reason:
-                self.on_failure(outcome.error_reason)
-        if self.bus is not None and changed:
-            self.bus.publish(ChangeSet(changed=frozenset(changed)))
+            for reason, message, what in _failures_of(outcome):
+                log.warning("%s%s: %s (%s)", uri, what, message, reason)
+                if self.on_failure is not None:
+                    self.on_failure(reason)
+        return recorded
+
+
+@dataclass
+class _Recorded:
+    """What a recording wrote: every document's URI by id, and the URIs that are news to
+    their readers (new content, a document that failed or recovered)."""
+
+    uris: dict[int, str] = field(default_factory=dict)
+    news: set[str] = field(default_factory=set)
+
+    def __or__(self, other: _Recorded) -> _Recorded:
+        return _Recorded({**self.uris, **other.uris}, self.news | other.news)
+
+
+def _announced(doc: Document) -> tuple[object, ...]:
+    """What a reader of ``doc`` was told when it last changed: its content, the converter
+    its formats come from, and whether (and why) it failed. A change here is news; formats
+    added to the same content are not."""
+    return doc.sha256, doc.converter, doc.error_reason
+
+
+def _failures_of(outcome: ConversionOutcome) -> Iterator[tuple[str, str, str]]:
+    """(reason, message, " format" or "") of each failure in ``outcome``, for the log."""
+    if outcome.error_reason:
+        yield outcome.error_reason, outcome.error_message or "", ""
+    for failure in outcome.format_failures:
+        yield failure.reason, failure.message, f" ({failure.mime_type})"
 
 
 def _apply(doc: Document, task: ConversionTask, outcome: ConversionOutcome) -> list[str]:
     """Write one outcome onto its document; returns the store keys it no longer uses."""
-    old = {r.mime_type: r for r in doc.representations}
-    dropped = [r.store_key for r in old.values()]
     doc.indexed_at = datetime.now(UTC)
     if outcome.missing:
+        dropped = [r.store_key for r in doc.representations]
         doc.state = DocumentState.FAILED
         doc.error_reason = FailureReason.UNREADABLE
         doc.error_message = outcome.error_message or "the file is gone"
         doc.representations = []
+        doc.format_errors = {}
         return dropped
+    if _same_content(doc, outcome):
+        return _add_formats(doc, task, outcome)
+    dropped = [r.store_key for r in doc.representations]
     if outcome.sha256 is not None:
         doc.size, doc.mtime_ns, doc.sha256 = outcome.size, outcome.mtime_ns, outcome.sha256
         doc.modified_at = datetime.fromtimestamp(outcome.mtime_ns / 1e9, UTC)
     if outcome.mime_type is not None:
         doc.mime_type = outcome.mime_type
-    same_content = outcome.sha256 == task.known_sha256 and outcome.converter == doc.converter
+    doc.converter = outcome.converter
+    doc.format_errors = {}
     if outcome.error_reason:
         doc.error_reason, doc.error_message = outcome.error_reason, outcome.error_message
-        if same_content and doc.state == DocumentState.READY:
-            return []  # only the formats asked for now failed (say, a lazy PDF): keep the rest
         doc.state = DocumentState.FAILED
-        doc.converter = outcome.converter
         doc.representations = []
         return dropped
-    doc.converter = outcome.converter
     doc.error_reason = doc.error_message = None
     if outcome.converter is None:
         doc.state = DocumentState.ORIGINAL_ONLY
@@ -478,20 +568,57 @@ def _apply(doc: Document, task: ConversionTask, outcome: ConversionOutcome) -> l
         _apply_facts(doc, outcome.facts)
         made = {v.mime_type for v in outcome.variants}
         doc.representations = [r for r in doc.representations if r.mime_type in made]
-    name, _, version = (outcome.converter or "").partition(":")
-    stale = []
+    kept = _store_variants(doc, outcome)
+    doc.format_errors = FormatFailure.to_column(outcome.format_failures)
+    return [key for key in dropped if key not in kept]
+
+
+def _same_content(doc: Document, outcome: ConversionOutcome) -> bool:
+    """Whether ``outcome`` only adds formats (or fails to) to a ready document's current
+    content: the same bytes and converter, or a task cut short before it could tell."""
+    return (
+        doc.state == DocumentState.READY
+        and outcome.sha256 in (None, doc.sha256)
+        and outcome.converter in (None, doc.converter)
+    )
+
+
+def _add_formats(doc: Document, task: ConversionTask, outcome: ConversionOutcome) -> list[str]:
+    """Record the formats made for a ready document's current content, and those that
+    failed — alone: its other formats, facts, search rows and state stand."""
+    failures = list(outcome.format_failures)
+    if outcome.error_reason:  # cut short before any format: each one asked for failed
+        made_or_failed = {v.mime_type for v in outcome.variants} | {f.mime_type for f in failures}
+        asked = task.formats or offered_formats(doc.mime_type, doc.name)
+        failures.extend(
+            FormatFailure(mime, outcome.error_reason, outcome.error_message or "")
+            for mime in asked
+            if mime not in task.stored and mime not in made_or_failed
+        )
+    before = {r.store_key for r in doc.representations}
+    kept = _store_variants(doc, outcome)
+    errors = {
+        mime: entry
+        for mime, entry in (doc.format_errors or {}).items()
+        if mime not in {v.mime_type for v in outcome.variants}
+    }
+    doc.format_errors = errors | FormatFailure.to_column(failures)
+    return sorted(before - kept)
+
+
+def _store_variants(doc: Document, outcome: ConversionOutcome) -> set[str]:
+    """Point the document's rows at the variants made; returns the store keys it uses."""
+    name, _, version = (outcome.converter or doc.converter or "").partition(":")
+    rows = {r.mime_type: r for r in doc.representations}
     for variant in outcome.variants:
-        row = old.get(variant.mime_type)
+        row = rows.get(variant.mime_type)
         if row is None:  # a format made for the first time
             row = Representation(mime_type=variant.mime_type)
             doc.representations.append(row)
-        elif row.store_key != variant.store_key:
-            stale.append(row.store_key)
         # Rows are updated in place: no delete-then-insert of the same (document, type).
         row.size, row.sha256, row.store_key = variant.size, variant.sha256, variant.store_key
         row.converter, row.converter_version = name, version
-    kept = {r.store_key for r in doc.representations}
-    return stale + [key for key in dropped if key not in kept]
+    return {r.store_key for r in doc.representations}
 
 
 def _search(session: Session, doc: Document, outcome: ConversionOutcome) -> None:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -17,7 +17,7 @@ from sqlalchemy import Connection, Select, bindparam, func, select
 
 from docshelf.converters import offered_formats
 from docshelf.storage.database import Database
-from docshelf.storage.models import Document, DocumentState, Representation
+from docshelf.storage.models import Document, DocumentState, FormatFailure, Representation
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,6 +57,8 @@ class DocumentRecord:
     error_reason: str | None
     error_message: str | None
     derived: tuple[VariantRecord, ...]
+    # Formats of a ready document that could not be made (not among ``derived``).
+    format_errors: tuple[FormatFailure, ...] = ()
     # Headings or bookmarks as (title, level, page); read for single documents only
     # (Catalog.get), not for listings.
     outline: tuple[tuple[str, int, int | None], ...] = ()
@@ -91,6 +93,7 @@ _COLUMNS = (
     Document.state,
     Document.error_reason,
     Document.error_message,
+    Document.format_errors,
 )
 _VARIANT_COLUMNS = (
     Representation.document_id,
@@ -138,15 +141,31 @@ _PAST_PREFIX = "\U0010ffff"
 
 
 def _derived(
-    mime_type: str, name: str, state: DocumentState, failed: bool, rows: Sequence[VariantRecord]
+    mime_type: str,
+    name: str,
+    state: DocumentState,
+    failed: Collection[str],
+    rows: Sequence[VariantRecord],
 ) -> tuple[VariantRecord, ...]:
-    """The derived formats in D4 order; a pending document's stored rows are out of date."""
+    """The derived formats in D4 order: stored, or offered and not built yet; a pending
+    document's stored rows are out of date, a failed format (``failed``) is not offered."""
     stored = {} if state == DocumentState.PENDING else {v.mime_type: v for v in rows}
-    offered = offered_formats(mime_type, name)
-    if state not in (DocumentState.PENDING, DocumentState.READY) or failed:
-        offered = ()  # failed (or no converter): only what exists
-    ordered = [stored.get(m) or VariantRecord(m, None, None, None) for m in offered]
+    offered = (
+        offered_formats(mime_type, name)
+        if state in (DocumentState.PENDING, DocumentState.READY)
+        else ()  # failed (or no converter): only what exists
+    )
+    ordered = [
+        stored.get(m) or VariantRecord(m, None, None, None)
+        for m in offered
+        if m in stored or m not in failed
+    ]
     return (*ordered, *(v for m, v in stored.items() if m not in offered))
+
+
+def _format_errors(state: DocumentState, column: object) -> tuple[FormatFailure, ...]:
+    """A ready document's failed formats (a pending one's are of content it no longer has)."""
+    return FormatFailure.of_column(column) if state == DocumentState.READY else ()
 
 
 def _without_facts(values: dict[str, Any]) -> dict[str, Any]:
@@ -198,19 +217,19 @@ class Catalog:
             stored = None
         for vid, mime, size, sha, key in stored or ():
             variants[vid].append(VariantRecord(mime, size, sha, key))
-        return [
-            DocumentRecord(
-                **_without_facts(row._asdict()),
-                derived=_derived(
-                    row.mime_type,
-                    row.name,
-                    row.state,
-                    row.error_reason is not None,
-                    variants[row.id],
-                ),
+        records = []
+        for row in rows:
+            values = _without_facts(row._asdict())
+            failed = _format_errors(row.state, values.pop("format_errors"))
+            derived = _derived(
+                row.mime_type,
+                row.name,
+                row.state,
+                {f.mime_type for f in failed},
+                variants[row.id],
             )
-            for row in rows
-        ]
+            records.append(DocumentRecord(**values, derived=derived, format_errors=failed))
+        return records
 
     def page(self, after_uri: str | None, limit: int) -> tuple[list[DocumentRecord], bool]:
         """Up to ``limit`` documents in URI order after ``after_uri``, and whether more follow."""

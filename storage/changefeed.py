@@ -132,7 +132,7 @@ class ChangeFeed:
                     log.exception(
                         "could not record a change set for the other processes "
                         "(%d URIs); their subscribers miss it",
-                        len(changes.added) + len(changes.removed) + len(changes.changed),
+                        len(changes.added | changes.removed | changes.changed | changes.refreshed),
                     )
                     return
                 log.warning("recording a change set failed; retrying", exc_info=True)
@@ -146,6 +146,7 @@ class ChangeFeed:
             "added": sorted(changes.added),
             "removed": sorted(changes.removed),
             "changed": sorted(changes.changed),
+            "refreshed": sorted(changes.refreshed),
         }
         with self.database.engine.begin() as connection:
             if self.postgres:
@@ -210,7 +211,14 @@ class ChangeFeed:
         delivered = 0
         while not self._stop.is_set():
             query = (
-                select(_LOG.c.id, _LOG.c.origin, _LOG.c.added, _LOG.c.removed, _LOG.c.changed)
+                select(
+                    _LOG.c.id,
+                    _LOG.c.origin,
+                    _LOG.c.added,
+                    _LOG.c.removed,
+                    _LOG.c.changed,
+                    _LOG.c.refreshed,
+                )
                 .where(_LOG.c.id > (self.last_id or 0))
                 .order_by(_LOG.c.id)
                 .limit(PAGE)
@@ -223,8 +231,11 @@ class ChangeFeed:
                     # What this process has cached from the database is stale now (the
                     # catalog cache, storage.catalog): before anyone is told to read again.
                     self.database.bump()
-                    added, removed, changed = map(frozenset, (row.added, row.removed, row.changed))
-                    self.bus.deliver(ChangeSet(added, removed, changed))
+                    self.bus.deliver(
+                        ChangeSet(
+                            *map(frozenset, (row.added, row.removed, row.changed, row.refreshed))
+                        )
+                    )
                     delivered += 1
             if len(rows) < PAGE:
                 break

@@ -27,6 +27,8 @@ import os
 import resource
 import signal
 import threading
+import time
+from collections.abc import Iterator
 from concurrent.futures import Future
 from dataclasses import dataclass, field, replace
 from multiprocessing.connection import Connection
@@ -43,6 +45,7 @@ from docshelf.converters import (
 from docshelf.converters.base import Segment, Source
 from docshelf.converters.detect import HEAD_BYTES, detect_mime
 from docshelf.converters.library_logs import quiet_libraries
+from docshelf.storage.models import FormatFailure
 from docshelf.storage.shelves import FileBytes, NotRegularFile, OutsideShelf, Shelf
 from docshelf.storage.store import RepresentationStore, store_key
 
@@ -81,7 +84,12 @@ class ConversionTask:
 
 @dataclass(frozen=True, slots=True)
 class ConversionOutcome:
-    """What a worker found and made. ``size``/``mtime_ns`` are of the bytes it read."""
+    """What a worker found and made. ``size``/``mtime_ns`` are of the bytes it read.
+
+    ``error_reason`` is a failure of the whole document (it could not be read or
+    parsed); ``format_failures`` are formats that could not be made while the others
+    were (a rendered PDF that timed out, say).
+    """
 
     size: int = 0
     mtime_ns: int = 0
@@ -91,6 +99,7 @@ class ConversionOutcome:
     facts: Facts | None = None  # None: unchanged content, the index's facts still hold
     variants: tuple[StoredVariant, ...] = ()
     segments: tuple[Segment, ...] | None = None  # the text to search; None: unchanged
+    format_failures: tuple[FormatFailure, ...] = ()
     error_reason: FailureReason | None = None
     error_message: str | None = None
     missing: bool = False  # the file was gone (or no longer a regular file on the shelf)
@@ -98,6 +107,21 @@ class ConversionOutcome:
     @classmethod
     def failed(cls, reason: FailureReason, message: str) -> ConversionOutcome:
         return cls(error_reason=reason, error_message=message)
+
+
+@dataclass(frozen=True, slots=True)
+class Parsed:
+    """A worker's step: the document is parsed (None: unchanged, the index's still hold)."""
+
+    facts: Facts | None
+    segments: tuple[Segment, ...] | None
+
+
+#: What a worker sends, in order, for one task: the file it found (a ConversionOutcome:
+#: final when it is all there is), then Parsed, then one StoredVariant or FormatFailure per
+#: format. Each step is sent as soon as it is done, so a task cut short by its timeout
+#: keeps every format made before (OutcomeCollector.cut_short).
+Step = ConversionOutcome | Parsed | StoredVariant | FormatFailure
 
 
 def converter_identity(mime_type: str, filename: str) -> str | None:
@@ -122,11 +146,38 @@ def _read(task: ConversionTask) -> FileBytes | ConversionOutcome:
         )
 
 
-def convert_file(task: ConversionTask, store: RepresentationStore) -> ConversionOutcome:
-    """Worker entry point: read once, hash, detect, convert, store. Never raises for a bad file."""
+def _unchanged(task: ConversionTask, found: ConversionOutcome) -> bool:
+    """Whether ``found`` is the content and converter the index already holds formats of."""
+    return found.sha256 == task.known_sha256 and found.converter == task.known_converter
+
+
+def _wanted(task: ConversionTask, found: ConversionOutcome) -> list[str]:
+    """The formats to make of ``found``: those asked for, less those stored for this content."""
+    filename = PurePosixPath(task.path).name
+    unchanged = _unchanged(task, found)
+    return [
+        f
+        for f in offered_formats(found.mime_type or "", filename)
+        if (task.formats is None or f in task.formats) and not (unchanged and f in task.stored)
+    ]
+
+
+def _failure(exc: Exception) -> tuple[FailureReason, str]:
+    """A converter's exception as a reason and a message (a converter bug is ``error``)."""
+    if isinstance(exc, ConversionError):
+        return exc.reason, exc.message
+    if isinstance(exc, MemoryError):
+        return FailureReason.TOO_LARGE, "conversion ran out of memory"
+    return FailureReason.ERROR, f"{type(exc).__name__}: {exc}"
+
+
+def conversion_steps(task: ConversionTask, store: RepresentationStore) -> Iterator[Step]:
+    """Worker entry point: read once, hash, detect, convert, store, one :data:`Step` at a
+    time. Never raises for a bad file; a format that fails fails alone."""
     read = _read(task)
     if isinstance(read, ConversionOutcome):
-        return read
+        yield read
+        return
     filename = PurePosixPath(task.path).name
     mime_type = detect_mime(read.data[:HEAD_BYTES], filename)
     sha = hashlib.sha256(read.data).hexdigest()
@@ -135,44 +186,101 @@ def convert_file(task: ConversionTask, store: RepresentationStore) -> Conversion
     )
     converter = find_converter(mime_type, filename)
     if converter is None:
-        return replace(found, facts=Facts())
+        yield replace(found, facts=Facts())
+        return
     found = replace(found, converter=f"{converter.name}:{converter.version}")
-    unchanged = sha == task.known_sha256 and found.converter == task.known_converter
-    wanted = [
-        f
-        for f in offered_formats(mime_type, filename)
-        if (task.formats is None or f in task.formats) and not (unchanged and f in task.stored)
-    ]
+    yield found
+    unchanged = _unchanged(task, found)
+    wanted = _wanted(task, found)
     if unchanged and not wanted:
-        return found  # same bytes, same converter, every format stored: nothing to parse
+        return  # same bytes, same converter, every format stored: nothing to parse
     try:
         result = converter.convert(Source.of(filename, mime_type, read.data))
-        segments = None if unchanged else result.segments()
-        variants = []
-        for representation in result.produce(wanted):
-            key = store_key(sha, converter.name, converter.version, representation.mime_type)
+        yield Parsed(None, None) if unchanged else Parsed(result.facts, result.segments())
+    except Exception as exc:  # a converter bug must not take the worker down
+        reason, message = _failure(exc)
+        yield replace(found, error_reason=reason, error_message=message)
+        return
+    for mime in (f for f in result.formats if f in wanted):
+        try:
+            [representation] = result.produce([mime])
+            key = store_key(sha, converter.name, converter.version, mime)
             digest = store.put(key, representation.data)
-            variants.append(
-                StoredVariant(representation.mime_type, len(representation.data), digest, key)
+        except Exception as exc:
+            yield FormatFailure(mime, *_failure(exc))
+        else:
+            yield StoredVariant(mime, len(representation.data), digest, key)
+
+
+class OutcomeCollector:
+    """A task's steps, gathered into its :class:`ConversionOutcome` — whole when the worker
+    finishes, or cut short (a timeout, a worker that died) keeping what was done."""
+
+    def __init__(self, task: ConversionTask) -> None:
+        self.task = task
+        self.found: ConversionOutcome | None = None
+        self.parsed: Parsed | None = None
+        self.variants: list[StoredVariant] = []
+        self.failures: list[FormatFailure] = []
+
+    def add(self, step: Step) -> None:
+        if isinstance(step, ConversionOutcome):
+            self.found = step
+        elif isinstance(step, Parsed):
+            self.parsed = step
+        elif isinstance(step, StoredVariant):
+            self.variants.append(step)
+        else:
+            self.failures.append(step)
+
+    def outcome(self) -> ConversionOutcome:
+        """The outcome of a task whose worker sent every step."""
+        found = self.found or ConversionOutcome.failed(
+            FailureReason.ERROR, "the worker sent nothing"
+        )
+        if self.parsed is None:
+            return found  # all there was: gone, unreadable, unchanged, unparsable, no converter
+        if self.parsed.facts is not None and self.failures and not self.variants:
+            # New content of which no format could be made: the document failed, not a format.
+            first = self.failures[0]
+            return replace(
+                found, error_reason=FailureReason(first.reason), error_message=first.message
             )
-    except ConversionError as exc:
-        return replace(found, error_reason=exc.reason, error_message=exc.message)
-    except MemoryError:
         return replace(
             found,
-            error_reason=FailureReason.TOO_LARGE,
-            error_message="conversion ran out of memory",
+            facts=self.parsed.facts,
+            segments=self.parsed.segments,
+            variants=tuple(self.variants),
+            format_failures=tuple(self.failures),
         )
-    except Exception as exc:  # a converter bug must not take the worker down
-        return replace(
-            found, error_reason=FailureReason.ERROR, error_message=f"{type(exc).__name__}: {exc}"
+
+    def cut_short(self, reason: FailureReason, message: str) -> ConversionOutcome:
+        """The outcome of a task stopped before its end: the formats made stay made, those
+        still to make fail with ``reason``. Content the index holds formats of stays as it
+        is (its formats fail alone); new content that was not even parsed has failed."""
+        found = self.found
+        if found is None or found.error_reason or found.missing:
+            return found or ConversionOutcome.failed(reason, message)
+        unchanged = _unchanged(self.task, found)
+        if self.parsed is None and not unchanged:
+            return replace(found, error_reason=reason, error_message=message)
+        if self.parsed is None:
+            self.parsed = Parsed(None, None)
+        done = {v.mime_type for v in self.variants} | {f.mime_type for f in self.failures}
+        self.failures.extend(
+            FormatFailure(mime, reason, message)
+            for mime in _wanted(self.task, found)
+            if mime not in done
         )
-    return replace(
-        found,
-        facts=None if unchanged else result.facts,
-        variants=tuple(variants),
-        segments=segments,
-    )
+        return self.outcome()
+
+
+def convert_file(task: ConversionTask, store: RepresentationStore) -> ConversionOutcome:
+    """Convert in this process (tests, tools): the steps a worker would send, collected."""
+    collector = OutcomeCollector(task)
+    for step in conversion_steps(task, store):
+        collector.add(step)
+    return collector.outcome()
 
 
 def _worker_main(connection: Connection, store_root: str, memory_bytes: int) -> None:
@@ -193,7 +301,9 @@ def _worker_main(connection: Connection, store_root: str, memory_bytes: int) -> 
             task = connection.recv()
         except (EOFError, OSError):
             return
-        connection.send(convert_file(task, store))
+        for step in conversion_steps(task, store):
+            connection.send(step)
+        connection.send(END)
 
 
 def _warm_up() -> None:
@@ -268,6 +378,7 @@ class _Worker:
 URGENT = 0
 BACKGROUND = 10
 READY = "ready"  # what a worker sends once it can take tasks
+END = "end"  # what a worker sends after a task's last step
 WORKER_NICENESS = 10
 WORKER_START_S = 120
 
@@ -349,17 +460,13 @@ class ConversionPool:
         while (item := self._take()) is not None:
             if not item.future.set_running_or_notify_cancel():
                 continue
-            died = False
             try:
                 if worker is None:
                     worker = self._spawn()
-                outcome = self._convert(worker, item.task)
-            except (EOFError, OSError) as exc:  # the worker died (memory cap, crash, closing)
-                died = True
-                outcome = ConversionOutcome.failed(
-                    FailureReason.ERROR, f"the conversion worker died: {exc!r}"
-                )
-            if (died or outcome.error_reason == FailureReason.TIMEOUT) and worker is not None:
+                outcome, healthy = self._convert(worker, item.task)
+            except (EOFError, OSError) as exc:  # no worker could be started (closing, say)
+                outcome, healthy = ConversionOutcome.failed(FailureReason.ERROR, str(exc)), False
+            if not healthy and worker is not None:
                 self._retire(worker)
                 worker = None
             if self._closed:
@@ -369,15 +476,26 @@ class ConversionPool:
         if worker is not None:
             self._retire(worker)
 
-    def _convert(self, worker: _Worker, task: ConversionTask) -> ConversionOutcome:
-        worker.connection.send(task)
-        if worker.connection.poll(self.timeout_s):
-            outcome: ConversionOutcome = worker.connection.recv()
-            return outcome
+    def _convert(self, worker: _Worker, task: ConversionTask) -> tuple[ConversionOutcome, bool]:
+        """Run ``task`` on ``worker``, step by step, under the per-file timeout; the outcome,
+        and whether the worker can take another task (not if it overran or died)."""
+        collector = OutcomeCollector(task)
+        deadline = time.monotonic() + self.timeout_s
+        try:
+            worker.connection.send(task)
+            while (left := deadline - time.monotonic()) > 0 and worker.connection.poll(left):
+                step = worker.connection.recv()
+                if step == END:
+                    return collector.outcome(), True
+                collector.add(step)
+        except (EOFError, OSError) as exc:  # the worker died (memory cap, crash, closing)
+            return collector.cut_short(
+                FailureReason.ERROR, f"the conversion worker died: {exc!r}"
+            ), False
         log.warning("conversion of %s timed out after %ss", task.path, self.timeout_s)
-        return ConversionOutcome.failed(
+        return collector.cut_short(
             FailureReason.TIMEOUT, f"conversion took longer than {self.timeout_s:g} s"
-        )
+        ), False
 
     def _retire(self, worker: _Worker) -> None:
         with self._ready:

@@ -23,18 +23,25 @@ log = logging.getLogger(__name__)
 
 @dataclass(frozen=True, slots=True)
 class ChangeSet:
-    """URIs whose documents appeared, disappeared, or changed content."""
+    """URIs whose documents appeared, disappeared, or changed content — what subscribers
+    are told — and ``refreshed``: documents whose index rows changed but not in a way a
+    reader has not been told of (a format built for content already announced, an edit
+    queued for conversion). Those only make caches of the rows stale."""
 
     added: frozenset[str] = frozenset()
     removed: frozenset[str] = frozenset()
     changed: frozenset[str] = frozenset()
+    refreshed: frozenset[str] = frozenset()
 
     def __bool__(self) -> bool:
-        return bool(self.added or self.removed or self.changed)
+        return bool(self.added or self.removed or self.changed or self.refreshed)
 
     def __or__(self, other: ChangeSet) -> ChangeSet:
         return ChangeSet(
-            self.added | other.added, self.removed | other.removed, self.changed | other.changed
+            self.added | other.added,
+            self.removed | other.removed,
+            self.changed | other.changed,
+            self.refreshed | other.refreshed,
         )
 
     @property

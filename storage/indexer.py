@@ -121,6 +121,11 @@ class _BatchPlan:
     added: set[str] = field(default_factory=set)  # URIs, for the change set
     changed: set[str] = field(default_factory=set)
     removed: set[str] = field(default_factory=set)
+    # Of ``changed``: documents queued for conversion (their ids, and their URIs). The
+    # builder announces them once their new formats are built (or failed): one
+    # ``resources/updated`` per change, and none for a touch that changed no byte.
+    queued_ids: list[int] = field(default_factory=list)
+    queued: set[str] = field(default_factory=set)
 
     @property
     def dropped_ids(self) -> list[int]:
@@ -134,6 +139,16 @@ class _BatchPlan:
     @property
     def changes(self) -> ChangeSet:
         return ChangeSet(frozenset(self.added), frozenset(self.removed), frozenset(self.changed))
+
+    @property
+    def announcement(self) -> ChangeSet:
+        """What the listeners are told now: the queued edits only refresh their caches."""
+        return ChangeSet(
+            frozenset(self.added),
+            frozenset(self.removed),
+            frozenset(self.changed - self.queued),
+            frozenset(self.queued),
+        )
 
 
 class Indexer:
@@ -322,6 +337,9 @@ class Indexer:
                     if is_change:
                         plan.changed.add(row.uri)
                         report.changed += 1
+                        if values.get("state") == DocumentState.PENDING:
+                            plan.queued.add(row.uri)
+                            plan.queued_ids.append(row.id)
                     else:
                         report.unchanged += 1
                 else:
@@ -371,7 +389,8 @@ class Indexer:
                 search.add_name_rows(session, after_id=last_id)  # searchable by name at once
         # The store follows the transaction: keys are released only after the commit.
         release_unreferenced(self.database, self.store, stale_keys)
-        self._publish(plan.changes)
+        self.builder.first(plan.queued_ids)  # an edit someone may be waiting for goes first
+        self._publish(plan.announcement)
 
     def _stale(self, row: _Known, path: str, seen: _Seen) -> bool:
         """Whether a known file needs its formats rebuilt."""
@@ -435,6 +454,7 @@ class Indexer:
             "page_count": None,
             "language": None,
             "facts": {},
+            "format_errors": {},
             "modified_at": datetime.fromtimestamp(seen.mtime_ns / 1e9, UTC),
             "indexed_at": now,
             **self._describe(shelf, path),

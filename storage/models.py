@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from enum import StrEnum
@@ -120,6 +121,9 @@ class Document(Base):
     )
     error_reason: Mapped[str | None] = mapped_column(String(32))
     error_message: Mapped[str | None] = mapped_column(Text)
+    # Formats of a ready document that could not be made from its current content, by MIME
+    # type: {"reason": …, "message": …} (FormatFailure). The document's other formats stand.
+    format_errors: Mapped[dict[str, dict[str, str]]] = mapped_column(JSON, default=dict)
     modified_at: Mapped[datetime] = mapped_column(UTCDateTime())
     indexed_at: Mapped[datetime] = mapped_column(UTCDateTime())
 
@@ -137,6 +141,31 @@ class Document(Base):
 class LastError:
     reason: str
     message: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class FormatFailure:
+    """One format that could not be made (a rendered PDF that timed out, say): it fails
+    alone, and the document keeps every other format (issue "Nothing lost on a first read")."""
+
+    mime_type: str
+    reason: str
+    message: str
+
+    @staticmethod
+    def of_column(value: object) -> tuple[FormatFailure, ...]:
+        """The failures stored in :attr:`Document.format_errors` (malformed entries skipped)."""
+        if not isinstance(value, dict):
+            return ()
+        return tuple(
+            FormatFailure(mime, str(entry.get("reason", "")), str(entry.get("message", "")))
+            for mime, entry in value.items()
+            if isinstance(entry, dict)
+        )
+
+    @staticmethod
+    def to_column(failures: Iterable[FormatFailure]) -> dict[str, dict[str, str]]:
+        return {f.mime_type: {"reason": f.reason, "message": f.message} for f in failures}
 
 
 class Representation(Base):
@@ -228,6 +257,9 @@ class ChangeRecord(Base):
     added: Mapped[list[str]] = mapped_column(JSON)
     removed: Mapped[list[str]] = mapped_column(JSON)
     changed: Mapped[list[str]] = mapped_column(JSON)
+    # Documents whose index rows changed but not their content (a format built): caches
+    # follow, subscribers are not told (storage.events.ChangeSet.refreshed).
+    refreshed: Mapped[list[str]] = mapped_column(JSON, default=list)
 
 
 class SessionRecord(Base):

@@ -125,9 +125,15 @@ def test_a_stored_format_lost_from_disk_is_rebuilt_on_read(
         validate(LEGACY, "ReadResourceResult", answer["result"])
         types = [c["mimeType"] for c in answer["result"]["contents"]]
         assert types[:4] == ["text/markdown", "text/plain", "application/json", "application/pdf"]
-        assert "stored text/plain of docshelf://shelf/guides/field-guide.md is missing" in (
-            server.log()
-        )
+        # A handled race is one WARNING line, not an ERROR with a traceback (issue "Nothing
+        # lost on a first read", item 8).
+        [line] = [
+            line
+            for line in server.log().splitlines()
+            if "stored text/plain of docshelf://shelf/guides/field-guide.md is missing" in line
+        ]
+        assert "WARNING" in line and "ERROR" not in line, line
+        assert "Traceback" not in server.log()
         client.close()
 
 

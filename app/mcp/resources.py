@@ -30,6 +30,12 @@ from docshelf.storage.store import RepresentationStore
 from docshelf.storage.uris import MAX_URI_LENGTH
 
 META_OMITTED = "dev.docshelf/omitted"
+#: Why a format is not in a read whose wait for it ran out (issue "Nothing lost on a first
+#: read"): it goes on building, and ``resources/updated`` says when it is there.
+BEING_BUILT = (
+    "being built; notifications/resources/updated tells this document's subscribers "
+    "when it is ready"
+)
 #: ``read_formats(pick=BEST)``: only the format negotiation puts first; ``BEST_TEXT``: the
 #: first of those a model can read as text (a PDF's Markdown rather than the PDF itself).
 BEST = "best"
@@ -108,6 +114,7 @@ class ResourceService:
         builder: FormatBuilder,
         max_read_bytes: int,
         build_timeout_s: float,
+        read_wait_s: float,
         large_reads: int = 2,
         catalogued: threading.Event | None = None,
         first_list_wait_s: float = 15.0,
@@ -118,6 +125,8 @@ class ResourceService:
         self.max_read_bytes = max_read_bytes
         self._large_reads = threading.BoundedSemaphore(large_reads)
         self.build_timeout_s = build_timeout_s
+        # How long a read waits for formats not built yet before answering with what exists.
+        self.read_wait_s = read_wait_s
         self.catalog = catalog
         self.store = store
         self.shelves: Mapping[str, Shelf] = {shelf.name: shelf for shelf in shelves}
@@ -180,7 +189,13 @@ class ResourceService:
             for v in record.variants
         ]
         selection = negotiate(candidates, ctx.features, binary_cap=self.binary_cap)
-        omitted = tuple({"mimeType": o.mime_type, "reason": o.reason} for o in selection.omitted)
+        omitted = tuple(
+            [{"mimeType": o.mime_type, "reason": o.reason} for o in selection.omitted]
+            + [
+                {"mimeType": f.mime_type, "reason": f"{f.reason}: {f.message}"}
+                for f in record.format_errors
+            ]
+        )
         return tuple(by_mime[v.mime_type] for v in selection.variants), omitted
 
     # -- methods ---------------------------------------------------------------------------
@@ -253,12 +268,19 @@ class ResourceService:
         if record.pending or not all(v.built for v in variants):
             if not ctx.may_block:
                 raise WouldBlock
-            # Formats not built yet are built now, ahead of the queue (DESIGN D11, D12).
+            # Formats not built yet are built now, ahead of the queue (DESIGN D11, D12), for
+            # as long as a read waits; then the read answers with what exists.
             needed = [v.mime_type for v in variants if not v.original]
-            self.builder.ensure(record.id, needed, timeout=self.build_timeout_s)
+            self.builder.ensure(record.id, needed, timeout=self.read_wait_s)
             record = self.require(ctx, uri)
-            variants, omitted = self._picked(record, *self.variants(ctx, record), pick)
-            variants = [v for v in variants if v.built]  # what failed is in _meta's error
+            negotiated, omitted = self.variants(ctx, record)
+            omitted.extend(
+                {"mimeType": v.mime_type, "reason": BEING_BUILT} for v in negotiated if not v.built
+            )
+            built = [v for v in negotiated if v.built]
+            variants, omitted = self._picked(record, built, omitted, pick)
+            if not all(v.built for v in variants):  # the one format asked for is not there yet
+                raise still_converting(uri, f"to {pick}")
         fitting, over_cap = self._fit(record, variants)
         omitted.extend(over_cap)
         size = sum(v.size or 0 for v in fitting)
@@ -360,7 +382,7 @@ class ResourceService:
             # held may have been replaced by a re-index meanwhile (then the index names
             # another key), or the stored file was lost (then it is rebuilt).
             mime = [variant.mime_type]
-            log.error("stored %s of %s is missing; rebuilding it", mime[0], record.uri)
+            log.warning("stored %s of %s is missing; rebuilding it", mime[0], record.uri)
             self.builder.ensure(record.id, mime, rebuild=mime, timeout=self.build_timeout_s)
             data = self._stored(None, record.uri, variant.mime_type, True)
         if data is None:
@@ -409,9 +431,17 @@ class ResourceService:
 
     def require_part(self, ctx: RequestContext, uri: str) -> parts.Part:
         """The part ``uri`` names; the era's resource-not-found error, with the reason in
-        ``data``, if its document or the part does not exist (decided from the index)."""
+        ``data``, if its document or the part does not exist.
+
+        Which parts exist is known once the document is converted (its pages, its
+        headings): a document still waiting for that is converted now, as a whole-document
+        read would do (issue "Nothing lost on a first read"), for as long as a read waits;
+        past that, :func:`still_converting`.
+        """
         document_uri, query = parts.split_uri(uri)
-        record = self.require(ctx, document_uri)
+        record = self._converted(ctx, self.require(ctx, document_uri))
+        if record.pending:
+            raise still_converting(uri, "to know its parts")
         try:
             return parts.check(record, parts.parse_query(query or ""), uri)
         except parts.PartNotFound as exc:
@@ -419,10 +449,27 @@ class ResourceService:
             error.data = {"uri": uri, "reason": exc.reason}
             raise error from None
 
+    def _converted(self, ctx: RequestContext, record: DocumentRecord) -> DocumentRecord:
+        """``record`` once the formats parts are cut from are built (or after the read wait)."""
+        needed = [v.mime_type for v in record.derived if v.mime_type in _SOURCES and not v.built]
+        if not (record.pending or needed):
+            return record
+        if not ctx.may_block:
+            raise WouldBlock
+        self.builder.ensure(record.id, needed, timeout=self.read_wait_s)
+        return self.require(ctx, record.uri)
+
     def subscription_uri(self, ctx: RequestContext, uri: str) -> str:
         """What ``resources/subscribe`` keeps for ``uri``: the document's URI, or a part's
-        (its subscriber hears about every change to the document)."""
-        return self.require_part(ctx, uri).uri if "?" in uri else self.require(ctx, uri).uri
+        (its subscriber hears about every change to the document). A part of a document
+        still being converted past the read wait is kept as given: the document exists,
+        and its subscriber hears when it is converted."""
+        if "?" not in uri:
+            return self.require(ctx, uri).uri
+        try:
+            return self.require_part(ctx, uri).uri
+        except StillConverting:
+            return uri
 
     def _part_variants(
         self, ctx: RequestContext, part: parts.Part
@@ -476,11 +523,6 @@ class ResourceService:
             if pick not in parts.PART_FORMATS:
                 raise format_unavailable(uri, pick, builtins.list(parts.PART_FORMATS))
             formats, omitted = [pick], []
-        if record.pending or any(not v.built for v in record.derived if v.mime_type in _SOURCES):
-            needed = [v.mime_type for v in record.derived if v.mime_type in _SOURCES]
-            self.builder.ensure(record.id, needed, timeout=self.build_timeout_s)
-            record = self.require(ctx, record.uri)
-            part = parts.Part(record, part.query, part.uri, part.title)
 
         def load(mime_type: str) -> bytes:
             if mime_type == record.mime_type:
@@ -538,6 +580,21 @@ def _best(ordered: Sequence[_V], pick: str, mime_of: Callable[[_V], str]) -> bui
         textual = [item for item in ordered if is_textual(mime_of(item))]
         return textual[:1] or builtins.list(ordered[:1])
     return builtins.list(ordered[:1])
+
+
+class StillConverting(wire.McpError):
+    """What a request needs is still being converted after the read wait."""
+
+
+def still_converting(uri: str, what: str) -> StillConverting:
+    """-32603 (JSON-RPC has no "retry later"): the document is being converted ``what``
+    (for instance "to know its parts"); ``data.reason`` is ``pending``."""
+    return StillConverting(
+        wire.INTERNAL_ERROR,
+        f"{uri} is still being converted {what}; retry in a few seconds, or subscribe "
+        "to it to hear when it is ready",
+        {"uri": uri, "reason": "pending"},
+    )
 
 
 def format_unavailable(uri: str, mime_type: str, offered: Sequence[str]) -> wire.McpError:
