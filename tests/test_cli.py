@@ -83,14 +83,6 @@ def test_no_shelf_is_a_clear_error() -> None:
     assert "no shelf to serve: pass --root DIR" in done.stderr
 
 
-def test_missing_folder_is_a_clear_error(tmp_path: Path) -> None:
-    done = run_docshelf(
-        "index", "--root", str(tmp_path / "nowhere"), "--data-dir", str(tmp_path / "d")
-    )
-    assert done.returncode == 2
-    assert "is not a directory" in done.stderr
-
-
 def test_bad_shelf_name_is_a_clear_error(sample_shelf: Path, tmp_path: Path) -> None:
     done = run_docshelf(
         "index", "--shelf", f"Bad Name={sample_shelf}", "--data-dir", str(tmp_path / "d")
