@@ -1,4 +1,4 @@
-"""Every start-up mistake in one line that says what to change (issue 24, items 9-11).
+"""Every start-up mistake in one line that says what to change (issue 24, items 9-11, 13).
 
 Each test runs the real ``docshelf`` command and holds it to exactly one line on
 stderr, ``docshelf: <what is wrong>; <what to change>``, no traceback, and the exit
@@ -11,11 +11,13 @@ from __future__ import annotations
 import os
 import socket
 import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from docshelf.storage.database import head_revision
 from tests.support.privileges import ordinary_permissions
 from tests.support.servers import child_env, free_port, run_docshelf
 
@@ -299,3 +301,40 @@ def test_a_missing_shelf_folder_says_it_does_not_exist(tmp_path: Path) -> None:
     file.write_text("a file")
     done = run_docshelf("index", "--shelf", f"notes={file}", "--data-dir", str(tmp_path / "d"))
     assert one_line(done, CONFIGURATION) == f"docshelf: shelf 'notes': {file} is not a folder"
+
+
+# -- quiet by default (item 13) ---------------------------------------------------------------
+
+
+def test_a_first_start_says_the_database_was_upgraded_in_one_line(
+    shelf: Path, tmp_path: Path
+) -> None:
+    args = ("index", "--root", str(shelf), "--data-dir", str(tmp_path / "data"))
+    first = run_docshelf(*args)
+    assert first.returncode == 0, first.stderr
+    assert "alembic" not in first.stderr, first.stderr
+    upgraded = [line for line in first.stderr.splitlines() if "database upgraded" in line]
+    assert len(upgraded) == 1, first.stderr
+    assert upgraded[0].endswith(f"database upgraded to {head_revision()} (was empty)")
+    again = run_docshelf(*args)
+    assert again.returncode == 0, again.stderr
+    assert again.stderr == "", again.stderr  # nothing to upgrade, nothing to say
+
+
+def test_rendering_a_pdf_logs_nothing_from_fonttools() -> None:
+    # Every docshelf process sets its logging up the same way (the CLI's, and each
+    # conversion worker's library levels); fpdf2 subsets the embedded fonts through
+    # fontTools, which logs ~20 INFO lines per font of every rendered PDF.
+    code = (
+        "from docshelf.app.cli import configure_logging\n"
+        "from docshelf.app.settings import Settings\n"
+        "from docshelf.converters.render import render_markdown_pdf\n"
+        "configure_logging(Settings())\n"
+        "pdf = render_markdown_pdf('# Title\\n\\nSome **bold** words and `code`.')\n"
+        "assert pdf.startswith(b'%PDF')\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, env=child_env()
+    )
+    assert done.returncode == 0, done.stderr
+    assert "fontTools" not in done.stderr, done.stderr[:2000]
