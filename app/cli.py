@@ -416,6 +416,8 @@ def _index(runtime: Runtime, *, force: bool, as_json: bool) -> int:
     runtime.open()
     try:
         with bars_if_terminal() as bars:
+            if bars is not None:
+                bars.follow(runtime.builder.working_on)
             report = runtime.index(
                 force=force,
                 progress=bars.catalog if bars else None,
@@ -463,6 +465,8 @@ def _reindex(runtime: Runtime, args: argparse.Namespace) -> int:
     runtime.open()
     try:
         with bars_if_terminal() as bars:
+            if bars is not None:
+                bars.follow(runtime.builder.working_on)
             job_id = runtime.jobs.submit(request, trigger="cli").job_id
             while True:
                 # The bars follow the job in memory; its row is read once, when it is done.
