@@ -10,6 +10,7 @@ import argparse
 import logging
 import os
 import signal
+import socket
 import subprocess
 import sys
 import threading
@@ -17,11 +18,19 @@ import time
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from pydantic import ValidationError
-
 from docshelf.app import __version__
 from docshelf.app.desktop_config import add_config_command, run_config
 from docshelf.app.settings import Settings
+from docshelf.app.startup import (
+    CONFIGURATION,
+    UNAVAILABLE,
+    Sources,
+    StartupError,
+    build_runtime,
+    listen,
+    load_settings,
+    open_database,
+)
 from docshelf.converters.library_logs import quiet_libraries
 
 if TYPE_CHECKING:
@@ -179,7 +188,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="Serve a folder of documents as MCP resources, each in several formats.",
     )
     parser.add_argument("--version", action="version", version=f"docshelf {__version__}")
-    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     serve = commands.add_parser("serve", help="serve MCP over Streamable HTTP at /mcp")
     _shelf_options(serve)
@@ -235,7 +244,8 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def settings_from(args: argparse.Namespace) -> Settings:
+def flag_overrides(args: argparse.Namespace) -> dict[str, Any]:
+    """The settings given as flags, by field name (each value flag is its field, dashed)."""
     overrides: dict[str, Any] = {}
     shelves = [*(args.roots or []), *(args.named or [])]
     if shelves:
@@ -269,37 +279,63 @@ def settings_from(args: argparse.Namespace) -> Settings:
         overrides["index_on_start"] = False
     if getattr(args, "no_watch", False):
         overrides["watch"] = False
-    return Settings(**overrides)
+    return overrides
+
+
+def settings_from(args: argparse.Namespace) -> Settings:
+    """Flags over ``DOCSHELF_*`` over defaults; a bad value is a one-line StartupError."""
+    return load_settings(flag_overrides(args))
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.command is None:  # `docshelf` alone: what it can do, as for any unusable command line
+        parser.print_help(sys.stderr)
+        return CONFIGURATION
     if args.command == "config":
         return run_config(args, settings_from)
     try:
-        settings = settings_from(args)
-        if not settings.shelves:
-            raise ValueError("no shelf to serve: pass --root DIR (or set DOCSHELF_SHELVES)")
-        from docshelf.app.runtime import Runtime
-
-        runtime = Runtime(settings)
-    except (ValidationError, ValueError) as exc:
+        runtime, sock = _start(args)
+    except StartupError as exc:
         print(f"docshelf: {exc}", file=sys.stderr)
-        return 2
-    configure_logging(settings)
+        return exc.status
+    settings = runtime.settings
     if args.command in ("serve", "stdio"):
         report_rendering_fonts(settings.log_level)
-    if args.command == "serve":
+    if sock is not None:  # serve
         if settings.processes > 1:
             from docshelf.app.supervisor import supervise
 
-            return supervise(settings, settings.processes)
-        return _serve(runtime)
+            runtime.database.dispose()  # each serving process opens its own
+            return supervise(settings, sock)
+        return _serve(runtime, sock)
     if args.command == "stdio":
         return _stdio(runtime)
     if args.command == "reindex":
         return _reindex(runtime, args)
     return _index(runtime, force=args.force, as_json=args.json)
+
+
+def _start(args: argparse.Namespace) -> tuple[Runtime, socket.socket | None]:
+    """Everything a command needs before it runs, each mistake a one-line StartupError
+    (``app.startup``): the settings, the shelves, the data folder and database URL, the
+    port for ``serve`` (bound before anything says it serves), then the database."""
+    overrides = flag_overrides(args)
+    sources = Sources(frozenset(overrides))
+    settings = load_settings(overrides)
+    if not settings.shelves:
+        raise StartupError("no shelf to serve: pass --root DIR (or set DOCSHELF_SHELVES)")
+    configure_logging(settings)
+    runtime = build_runtime(settings, sources)
+    sock = listen(settings, sources) if args.command == "serve" else None
+    try:
+        open_database(runtime, sources)
+    except BaseException:
+        if sock is not None:
+            sock.close()
+        raise
+    return runtime, sock
 
 
 LOG_FORMAT = "%(asctime)s %(levelname)s %(name)s[%(process)d]: %(message)s"
@@ -339,14 +375,12 @@ def report_rendering_fonts(log_level: str) -> subprocess.Popen[bytes]:
     return child
 
 
-def _serve(runtime: Runtime) -> int:
+def _serve(runtime: Runtime, sock: socket.socket) -> int:
     from docshelf.app.http_server import run_http
 
-    # uvicorn's own status for a server that could not start (its log says why).
-    return 0 if run_http(runtime) else STARTUP_FAILURE
-
-
-STARTUP_FAILURE = 3
+    # A server that could not start after all (its log says why): as a port or database
+    # that is not there, retrying may help.
+    return 0 if run_http(runtime, sock) else UNAVAILABLE
 
 
 def _stdio(runtime: Runtime) -> int:
@@ -382,6 +416,8 @@ def _index(runtime: Runtime, *, force: bool, as_json: bool) -> int:
     runtime.open()
     try:
         with bars_if_terminal() as bars:
+            if bars is not None:
+                bars.follow(runtime.builder.working_on)
             report = runtime.index(
                 force=force,
                 progress=bars.catalog if bars else None,
@@ -429,6 +465,8 @@ def _reindex(runtime: Runtime, args: argparse.Namespace) -> int:
     runtime.open()
     try:
         with bars_if_terminal() as bars:
+            if bars is not None:
+                bars.follow(runtime.builder.working_on)
             job_id = runtime.jobs.submit(request, trigger="cli").job_id
             while True:
                 # The bars follow the job in memory; its row is read once, when it is done.

@@ -61,19 +61,20 @@ class GracefulServer(uvicorn.Server):
 
 def run_http(
     runtime: Runtime,
+    sock: socket.socket,
     *,
-    sockets: list[socket.socket] | None = None,
     on_started: Callable[[], None] | None = None,
 ) -> bool:
-    """Serve until a signal; False if the server never started (the runtime could not open,
-    say). ``sockets``: listen on these (bound by ``app.supervisor``) rather than binding
-    host and port; ``on_started``: called once serving."""
+    """Serve on ``sock`` (bound by ``app.startup.listen``, so a port in use is reported
+    before anything here runs) until a signal; False if the server never started (the
+    runtime could not open, say). ``on_started``: called once serving."""
     settings = runtime.settings
+    host, port = sock.getsockname()[:2]
     log.info(
         "serving %s on http://%s:%d/mcp",
         ", ".join(shelf.name for shelf in runtime.shelves),
-        settings.host,
-        settings.port,
+        f"[{host}]" if ":" in host else host,
+        port,
     )
     config = uvicorn.Config(
         create_app(runtime),
@@ -93,5 +94,5 @@ def run_http(
         timeout_graceful_shutdown=settings.shutdown_timeout,
     )
     server = GracefulServer(config, runtime, on_started)
-    server.run(sockets=sockets)
+    server.run(sockets=[sock])
     return server.started

@@ -1,8 +1,10 @@
 """What ``docshelf index`` and ``docshelf reindex`` print while they run and when they end.
 
 On a terminal (stderr is one): two bars, the catalog pass and the formats being
-built, each with its files per second, the second with its backlog. Log lines are
-printed above the bars through the same console, never onto a bar's line.
+built, each with its files per second, the second with its backlog, and under them
+each file that has been converting for more than :data:`SLOW_AFTER_S`, with how long
+so far (a bar that sits still says why). Log lines are printed above the bars through
+the same console, never onto a bar's line.
 Without a terminal (a pipe, CI) nothing is drawn: log lines as usual, no carriage
 returns. Either way the run ends with the counts and every failed file, ``path:
 reason: message``, on stdout; with ``--json`` stdout holds just one JSON document
@@ -16,12 +18,13 @@ import json
 import logging
 import sys
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from datetime import timedelta
 from typing import IO, Any
 
-from rich.console import Console
+from rich.console import Console, RenderableType
 from rich.progress import (
     BarColumn,
     MofNCompleteColumn,
@@ -37,6 +40,7 @@ from rich.text import Text
 from docshelf.storage.indexer import COUNT_NAMES, FileError
 
 UPDATE_EVERY_S = 0.05  # the pass reports every file; the bars take at most 20 updates a second
+SLOW_AFTER_S = 2.0  # a file converting longer than this is named under the bars
 CATALOG_LABEL = "cataloguing"
 BUILD_LABEL = "building formats"
 
@@ -60,13 +64,47 @@ class _Backlog(ProgressColumn):
         return Text(f"{int(task.total - task.completed):,} to build", style="progress.remaining")
 
 
+class _SlowFiles:
+    """The files being converted (``FormatBuilder.working_on``), each timed from when it
+    was first seen converting: those over :data:`SLOW_AFTER_S`, as lines."""
+
+    def __init__(self, working_on: Callable[[], list[str]]) -> None:
+        self.working_on = working_on
+        self._since: dict[str, float] = {}
+
+    def lines(self) -> list[Text]:
+        now = time.monotonic()
+        self._since = {path: self._since.get(path, now) for path in self.working_on()}
+        return [
+            Text(
+                f"  still converting {path} ({timedelta(seconds=int(now - since))})",
+                style="progress.elapsed",
+                no_wrap=True,
+                overflow="ellipsis",
+            )
+            for path, since in self._since.items()
+            if now - since >= SLOW_AFTER_S
+        ]
+
+
+class _BarsAndSlowFiles(Progress):
+    """rich's bars, then a line for each slow file (rich draws what this yields)."""
+
+    slow: _SlowFiles | None = None
+
+    def get_renderables(self) -> Iterable[RenderableType]:
+        yield from super().get_renderables()
+        if self.slow is not None:
+            yield from self.slow.lines()
+
+
 class Bars:
     """The two bars on a terminal; :meth:`catalog` and :meth:`build` are the pass's
     ``progress`` and ``build_progress`` callbacks (``(done, total)``, every file)."""
 
     def __init__(self, stream: IO[str]) -> None:
         self.console = Console(file=stream)
-        self.progress = Progress(
+        self.progress = _BarsAndSlowFiles(
             TextColumn("{task.description:<16}"),
             BarColumn(bar_width=30),
             MofNCompleteColumn(),
@@ -78,6 +116,10 @@ class Bars:
         )
         self._tasks: dict[str, TaskID] = {}
         self._updated: dict[str, float] = {}
+
+    def follow(self, working_on: Callable[[], list[str]]) -> None:
+        """Name the files ``working_on`` returns once they take over :data:`SLOW_AFTER_S`."""
+        self.progress.slow = _SlowFiles(working_on)
 
     def catalog(self, done: int, total: int) -> None:
         self._show(CATALOG_LABEL, done, total)

@@ -1,13 +1,15 @@
 """``docshelf serve --processes N``: N serving processes on one port, one of them indexing.
 
-The supervisor upgrades the schema once, binds the listening socket once, and starts
-N children (multiprocessing, ``spawn``); each runs uvicorn on the inherited socket,
-and the kernel hands each new connection to whichever child accepts it first. Child 0
-is the indexing process, as configured (start-up pass, watcher, background
-conversion); the others are replicas (``Settings.index_on_start`` off): they serve,
-build only the formats their own reads need, and hear the indexing child's changes
-through the change feed (``storage.changefeed``), as every child does. They share one
-readiness, kept by the indexing child, so ``/readyz`` means the same in each.
+The command upgrades the schema once and binds the listening socket once (both in
+``app.startup``, so a database that cannot be reached or a port in use is one line
+before anything starts); the supervisor then starts N children (multiprocessing,
+``spawn``); each runs uvicorn on the inherited socket, and the kernel hands each new
+connection to whichever child accepts it first. Child 0 is the indexing process, as
+configured (start-up pass, watcher, background conversion); the others are replicas
+(``Settings.index_on_start`` off): they serve, build only the formats their own reads
+need, and hear the indexing child's changes through the change feed
+(``storage.changefeed``), as every child does. They share one readiness, kept by the
+indexing child, so ``/readyz`` means the same in each.
 
 Signals: SIGINT or SIGTERM to the supervisor sends SIGTERM to every child (each ends
 its notification streams and exits 0), waits up to ``shutdown_timeout`` + 5 s, kills
@@ -48,22 +50,10 @@ from docshelf.app.settings import Settings
 
 log = logging.getLogger("docshelf.supervisor")
 
-BACKLOG = 2048  # uvicorn's default
 MAX_DEATHS = 5  # children that die after serving, within DEATH_WINDOW_S: give up
 DEATH_WINDOW_S = 300.0
 KILL_GRACE_S = 5.0  # beyond the shutdown timeout
 STARTUP_FAILURE = 3  # a child's status when its server could not start (as uvicorn's)
-
-
-def bind(host: str, port: int) -> socket.socket:
-    """The listening socket every child accepts on."""
-    family = socket.AF_INET6 if ":" in host else socket.AF_INET
-    sock = socket.socket(family, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.bind((host, port))
-    sock.listen(BACKLOG)
-    sock.set_inheritable(True)
-    return sock
 
 
 def _child(settings: Settings, sock: socket.socket, readiness: Any, serving: Any) -> None:
@@ -86,7 +76,7 @@ def _child(settings: Settings, sock: socket.socket, readiness: Any, serving: Any
         os.kill(os.getpid(), signal.SIGTERM)
 
     threading.Thread(target=watch_parent, name="docshelf-parent", daemon=True).start()
-    if not run_http(runtime, sockets=[sock], on_started=serving.set):
+    if not run_http(runtime, sock, on_started=serving.set):
         sys.exit(STARTUP_FAILURE)
 
 
@@ -103,37 +93,23 @@ class _Slot:
 
 
 class Supervisor:
-    def __init__(self, settings: Settings, processes: int) -> None:
+    def __init__(self, settings: Settings, sock: socket.socket) -> None:
         self.settings = settings
+        self.sock = sock
         self.context = multiprocessing.get_context("spawn")
         # Child 0 indexes if this configuration indexes; the rest are replicas.
         replica = settings.model_copy(update={"index_on_start": False, "watch": False})
-        self.slots = [_Slot(n, settings if n == 0 else replica) for n in range(processes)]
+        self.slots = [_Slot(n, settings if n == 0 else replica) for n in range(settings.processes)]
         self.readiness: Any = None
-        self.sock: socket.socket | None = None
         self._stop_signal: int | None = None
         self._wake_r, self._wake_w = os.pipe()
         self._deaths: deque[float] = deque()
 
     def run(self) -> int:
         from docshelf.app.runtime import Readiness
-        from docshelf.storage.database import Database
 
-        database = Database(self.settings.resolved_database_url)
-        try:
-            database.upgrade()  # once, before N processes would race to
-        except Exception as exc:
-            log.error("cannot open the database: %s: %s", type(exc).__name__, exc)
-            return 1
-        finally:
-            database.dispose()
         if self.settings.index_on_start:
             self.readiness = Readiness.shared_by(self.context)
-        try:
-            self.sock = bind(self.settings.host, self.settings.port)
-        except OSError as exc:  # as uvicorn says it, without a traceback
-            log.error("cannot listen on %s:%d: %s", self.settings.host, self.settings.port, exc)
-            return 1
         host, port = self.sock.getsockname()[:2]
         signals = (signal.SIGINT, signal.SIGTERM)
         previous = {sig: signal.signal(sig, self._on_signal) for sig in signals}
@@ -246,6 +222,7 @@ class Supervisor:
                 process.join()
 
 
-def supervise(settings: Settings, processes: int) -> int:
-    """Run ``processes`` serving processes on one socket until a signal; the exit status."""
-    return Supervisor(settings, processes).run()
+def supervise(settings: Settings, sock: socket.socket) -> int:
+    """Run ``settings.processes`` serving processes on ``sock`` until a signal; the exit
+    status."""
+    return Supervisor(settings, sock).run()

@@ -531,6 +531,19 @@ def _failures_of(outcome: ConversionOutcome) -> Iterator[tuple[str, str, str]]:
     for failure in outcome.format_failures:
         yield failure.reason, failure.message, f" ({failure.mime_type})"
 
+    def working_on(self) -> list[str]:
+        """The shelf paths of the documents being converted now, longest-running first.
+
+        For a progress display (``docshelf index`` names a slow file): the pool takes
+        tasks in the order they were queued, one per worker, so the oldest ``workers``
+        of those in flight are the ones converting (``_inflight`` keeps that order).
+        Close enough for a hint, not exact: a task waiting for its worker to start
+        counts, and an urgent read that jumps the queue is missed for a moment.
+        """
+        with self._lock:
+            queued = list(self._inflight.values())
+        return [q.task.path for q in queued[: self.pool.workers]]
+
 
 def _apply(doc: Document, task: ConversionTask, outcome: ConversionOutcome) -> list[str]:
     """Write one outcome onto its document; returns the store keys it no longer uses."""

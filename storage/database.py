@@ -7,6 +7,7 @@ readers never block the indexer's writes), a busy timeout, and foreign keys on.
 from __future__ import annotations
 
 import itertools
+import logging
 import re
 import threading
 from collections.abc import Iterator
@@ -20,6 +21,8 @@ from sqlalchemy.orm import Session, sessionmaker
 
 if TYPE_CHECKING:
     from alembic.config import Config
+
+log = logging.getLogger(__name__)
 
 MIGRATIONS_DIR = Path(__file__).resolve().parent.parent / "migrations"
 _REVISION = re.compile(r'^(down_)?revision\s*=\s*"([^"]*)"', re.MULTILINE)
@@ -76,13 +79,13 @@ def head_revision() -> str:
     return head
 
 
-def at_head(engine: Engine) -> bool:
-    """Whether the database is at the newest migration already."""
+def revisions(engine: Engine) -> list[str]:
+    """The migrations the database says it is at: none for an empty one."""
     if not inspect(engine).has_table("alembic_version"):
-        return False
+        return []
     with engine.connect() as connection:
         current = connection.execute(text("SELECT version_num FROM alembic_version")).scalars()
-        return list(current) == [head_revision()]
+        return list(current)
 
 
 def upgrade_schema(engine: Engine) -> None:
@@ -90,13 +93,24 @@ def upgrade_schema(engine: Engine) -> None:
 
     Alembic (with Mako and Pygments behind it) takes a few hundred milliseconds to
     import; a warm start with an up-to-date schema skips it, so the first list
-    is answered sooner.
+    is answered sooner. Alembic logs each plugin it loads and each migration it runs
+    at INFO, a dozen lines at a first start: one line says what happened instead, and
+    Alembic's own lines are kept for ``--log-level debug``.
     """
-    if at_head(engine):
+    before, head = revisions(engine), head_revision()
+    if before == [head]:
         return
-    from alembic import command
+    alembic_log = logging.getLogger("alembic")
+    level = alembic_log.level
+    if not log.isEnabledFor(logging.DEBUG):
+        alembic_log.setLevel(logging.WARNING)
+    try:
+        from alembic import command
 
-    command.upgrade(alembic_config(engine), "head")
+        command.upgrade(alembic_config(engine), "head")
+    finally:
+        alembic_log.setLevel(level)
+    log.info("database upgraded to %s (was %s)", head, ", ".join(before) or "empty")
 
 
 # A statement that may change rows or schema (a CTE may, too: counted as one).

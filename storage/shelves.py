@@ -247,7 +247,8 @@ class Shelf:
                     continue
 
 
-def _this_process() -> str:
+def this_process() -> str:
+    """Who this process is, for a message about what it may not read or write."""
     getuid = getattr(os, "getuid", None)  # POSIX only
     return f"uid {getuid()}" if getuid else "this user"
 
@@ -258,14 +259,16 @@ def make_shelves(specs: Sequence[tuple[str, Path]], ignore: IgnoreRules) -> list
     shelves: list[Shelf] = []
     for name, folder in specs:
         shelf = Shelf(name, folder, ignore)
+        if not shelf.root.exists():
+            raise ValueError(f"shelf {name!r}: {folder} does not exist")
         if not shelf.root.is_dir():
-            raise ValueError(f"shelf {name!r}: {folder} is not a directory")
+            raise ValueError(f"shelf {name!r}: {folder} is not a folder")
         try:
             with os.scandir(shelf.root):
                 pass
         except PermissionError:
             raise ValueError(
-                f"shelf {name!r}: {folder} cannot be read by {_this_process()}; make the "
+                f"shelf {name!r}: {folder} cannot be read by {this_process()}; make the "
                 "shelf readable and its folders traversable for it (chmod -R o+rX FOLDER, "
                 "or a group it is in)"
             ) from None

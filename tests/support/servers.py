@@ -4,6 +4,7 @@ hand-made JSON-RPC client for what an SDK would never send."""
 from __future__ import annotations
 
 import subprocess
+from collections.abc import Callable
 from pathlib import Path
 
 import httpx
@@ -48,8 +49,11 @@ def run_docshelf(
     env: dict[str, str] | None = None,
     cwd: Path | None = None,
     timeout: float = 300,
+    preexec_fn: Callable[[], None] | None = None,
 ) -> subprocess.CompletedProcess[str]:
-    """``docshelf ARGS`` run to its end, as a user runs it: output captured as text."""
+    """``docshelf ARGS`` run to its end, as a user runs it: output captured as text.
+
+    ``preexec_fn``: run in the child before it starts (``tests.support.privileges``)."""
     return subprocess.run(
         docshelf_command(*args),
         capture_output=True,
@@ -57,6 +61,7 @@ def run_docshelf(
         timeout=timeout,
         env=env or child_env(),
         cwd=cwd,
+        preexec_fn=preexec_fn,
     )
 
 
