@@ -95,7 +95,8 @@ def fallback_description(mime_type: str, page_count: int | None) -> str:
 @dataclass(frozen=True, slots=True)
 class _Queued:
     task: ConversionTask
-    done: Future[None]  # set once the outcome is recorded
+    outcome: Future[ConversionOutcome]  # the pool's: running once a worker has the task
+    done: Future[None] = field(default_factory=Future)  # set once the outcome is recorded
 
 
 class FormatBuilder:
@@ -241,6 +242,13 @@ class FormatBuilder:
                     for path, reason, message in session.execute(query)
                 )
         return sorted(found)
+
+    def working_on(self) -> list[str]:
+        """The shelf paths of the documents a worker is converting now (``docshelf index``
+        names one that takes long)."""
+        with self._lock:
+            queued = list(self._inflight.values())
+        return [q.task.path for q in queued if q.outcome.running()]
 
     def forget(self, document_id: int) -> bool:
         """Drop a document's stored formats and queue it for a full rebuild (admin API)."""
@@ -422,11 +430,10 @@ class FormatBuilder:
 
     def _submit(self, task: ConversionTask, priority: int = BACKGROUND) -> _Queued:
         self.start(background=False)  # something must record the outcome
-        queued = _Queued(task, Future())
+        queued = _Queued(task, self.pool.submit(task, priority=priority))
         with self._lock:
             self._inflight[task.document_id] = queued
-        outcome = self.pool.submit(task, priority=priority)
-        outcome.add_done_callback(lambda future: self._finished(queued, future))
+        queued.outcome.add_done_callback(lambda future: self._finished(queued, future))
         return queued
 
     def _finished(self, queued: _Queued, future: Future[ConversionOutcome]) -> None:
@@ -530,19 +537,6 @@ def _failures_of(outcome: ConversionOutcome) -> Iterator[tuple[str, str, str]]:
         yield outcome.error_reason, outcome.error_message or "", ""
     for failure in outcome.format_failures:
         yield failure.reason, failure.message, f" ({failure.mime_type})"
-
-    def working_on(self) -> list[str]:
-        """The shelf paths of the documents being converted now, longest-running first.
-
-        For a progress display (``docshelf index`` names a slow file): the pool takes
-        tasks in the order they were queued, one per worker, so the oldest ``workers``
-        of those in flight are the ones converting (``_inflight`` keeps that order).
-        Close enough for a hint, not exact: a task waiting for its worker to start
-        counts, and an urgent read that jumps the queue is missed for a moment.
-        """
-        with self._lock:
-            queued = list(self._inflight.values())
-        return [q.task.path for q in queued[: self.pool.workers]]
 
 
 def _apply(doc: Document, task: ConversionTask, outcome: ConversionOutcome) -> list[str]:
