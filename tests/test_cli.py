@@ -181,16 +181,22 @@ def test_a_failure_stored_by_an_older_version_prints_its_reason_once(
     # "reason: message", as the message: `corrupt: corrupt: not a readable PDF`.
     import sqlite3
 
+    from alembic import command
+
+    from docshelf.storage.database import Database, alembic_config
+
     data = tmp_path / "data"
     assert (
         run_docshelf("index", "--root", str(sample_shelf), "--data-dir", str(data)).returncode == 0
     )
+    database = Database(f"sqlite:///{data / 'docshelf.db'}")
+    command.downgrade(alembic_config(database.engine), "0008")
+    database.dispose()
     with sqlite3.connect(data / "docshelf.db") as db:
         db.execute(
             "UPDATE documents SET error_message = error_reason || ': ' || error_message "
             "WHERE error_reason IS NOT NULL"
         )
-        db.execute("UPDATE alembic_version SET version_num = '0008'")
     done = run_docshelf("index", "--root", str(sample_shelf), "--data-dir", str(data))
     assert done.returncode == 0, done.stderr
     failed = _failed_lines(done.stdout)

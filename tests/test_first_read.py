@@ -354,3 +354,36 @@ def test_touching_a_file_without_changing_it_sends_no_update(tmp_path: Path) -> 
         assert record is not None and record.state == DocumentState.READY
     finally:
         runtime.close()
+
+
+def test_a_format_failure_an_older_version_stored_on_the_document_is_tried_again(
+    tmp_path: Path,
+) -> None:
+    """Before migration 0010 a failed lazy format was the ready document's own error, which
+    hid every format it lacked; the upgrade drops such errors, so the format is tried again."""
+    from alembic import command
+
+    from docshelf.storage.database import Database, alembic_config
+
+    shelf, data = tmp_path / "shelf", tmp_path / "data"
+    shelf.mkdir()
+    (shelf / "note.md").write_text("# Note\n\nWords.\n")
+    indexed = run_docshelf("index", "--root", str(shelf), "--data-dir", str(data))
+    assert indexed.returncode == 0, indexed.stderr
+    database = Database(f"sqlite:///{data / 'docshelf.db'}")
+    command.downgrade(alembic_config(database.engine), "0009")
+    with database.engine.begin() as connection:
+        connection.exec_driver_sql(
+            "UPDATE documents SET error_reason = 'timeout', "
+            "error_message = 'conversion took longer than 120 s'"
+        )
+    database.dispose()
+    runtime = Runtime(Settings(shelves=[str(shelf)], data_dir=data, workers=1))
+    runtime.open()
+    try:
+        record = runtime.catalog.get("docshelf://shelf/note.md")
+        assert record is not None and record.state == DocumentState.READY
+        assert record.error_reason is None and record.format_errors == ()
+        assert "application/pdf" in [v.mime_type for v in record.derived]
+    finally:
+        runtime.close()
