@@ -361,6 +361,22 @@ def test_lone_surrogates_are_answered_not_500(raw: RawClient) -> None:
     assert_still_serving(raw)
 
 
+def test_unsubscribe_from_a_uri_with_a_lone_surrogate_is_32602_not_32603(raw: RawClient) -> None:
+    # 2025-11-25 server/resources: unsubscribe takes any URI string; one no UTF-8 can carry
+    # cannot be looked up in the database and is a mistake in the request: -32602 (JSON-RPC
+    # 2.0 "Invalid params"), not an internal error.
+    session = raw.initialize()
+    body = raw.legacy(session, "resources/unsubscribe", {"uri": "docshelf://shelf/\ud800"}).json()
+    validate_error(LEGACY, body)
+    assert body["error"]["code"] == -32602
+    assert body["error"]["message"].startswith("params.uri is not valid Unicode text")
+    assert (
+        raw.legacy(session, "resources/unsubscribe", {"uri": "docshelf://shelf/x"}).json()["result"]
+        == {}
+    )
+    assert_still_serving(raw)
+
+
 @pytest.mark.parametrize(
     "message",
     [
