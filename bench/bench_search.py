@@ -135,7 +135,7 @@ def fill(database: Database, start: int, stop: int, words: Text, seen: list[str]
         seen += [segments[0].text for row, segments in made if int(str(row["id"])) % 100 == 0]
         with database.session() as session:
             session.execute(insert(_DOCUMENTS), [row for row, _ in made])
-            add_name_rows(session, after_id=first)
+            add_name_rows(session, [int(str(row["id"])) for row, _ in made])
             session.execute(
                 insert(_SEARCH_PARTS),
                 [
@@ -228,9 +228,10 @@ def measure_name_rows(database_url: Callable[[str], str], count: int, words: Tex
         began = time.perf_counter()
         for first in range(0, count, BATCH):
             with database.session() as session:
-                session.execute(insert(_DOCUMENTS), rows[first : first + BATCH])
+                batch = rows[first : first + BATCH]
+                session.execute(insert(_DOCUMENTS), batch)
                 if how == "batch":
-                    add_name_rows(session, after_id=first)
+                    add_name_rows(session, [int(str(row["id"])) for row in batch])
         figures.append((time.perf_counter() - began) / count * 1e6)
         database.dispose()
     return figures

@@ -23,7 +23,8 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from datetime import UTC, datetime
 
-from sqlalchemy import delete, func, insert, select, update
+from sqlalchemy import delete, insert, select, update
+from sqlalchemy.exc import IntegrityError
 
 from docshelf.converters import FailureReason
 from docshelf.converters.detect import DETECTION_VERSION, HEAD_BYTES, detect_mime
@@ -42,6 +43,7 @@ log = logging.getLogger(__name__)
 
 _DOCUMENTS = Document.metadata.tables["documents"]
 BATCH_SIZE = 500
+RACE_ATTEMPTS = 3  # commits of one batch, while another process keeps cataloguing it first
 
 
 @dataclass(frozen=True, slots=True)
@@ -294,14 +296,53 @@ class Indexer:
                     progress(start + done_in_batch, total)
 
             batch = paths[start : start + BATCH_SIZE]
-            plan = self._plan(shelf, batch, on_disk, known, force, report, advance)
-            self._commit(plan)
-            report.changes |= plan.changes
+            report.merge(self._catalogue_batch(shelf, batch, on_disk, known, force, advance))
             if progress:
                 progress(min(start + BATCH_SIZE, total), total)
         if report.changes:
             self.builder.wake()
         return report
+
+    def _catalogue_batch(
+        self,
+        shelf: Shelf,
+        batch: Sequence[str],
+        on_disk: Mapping[str, _Seen],
+        known: Mapping[str, _Known],
+        force: bool,
+        advance: Callable[[int], None],
+    ) -> IndexReport:
+        """Plan one batch and commit it; its report.
+
+        Another process on the same database (a ``docshelf index`` run, a replica) may
+        catalogue the same new files between this pass reading what the index knows and
+        committing: the insert then meets its rows (a duplicate key). That is a race, not
+        a fault: the batch is read again and planned against those rows, and the pass
+        says so in one line.
+        """
+        attempt = 0
+        while True:
+            attempt += 1
+            report = IndexReport()
+            plan = self._plan(shelf, batch, on_disk, known, force, report, advance)
+            try:
+                self._commit(plan)
+            except IntegrityError:
+                fresh = self._known(shelf, (list(batch), ()))
+                raced = sum(1 for path in fresh if path not in known)
+                if not raced or attempt == RACE_ATTEMPTS:
+                    raise  # not the race, or one that does not settle
+                log.warning(
+                    "shelf %s: %d file(s) of this pass were catalogued by another process at "
+                    "the same time (docshelf index, or another server on this database); "
+                    "using its rows",
+                    shelf.name,
+                    raced,
+                )
+                known = fresh
+            else:
+                report.changes = plan.changes
+                return report
 
     def _plan(
         self,
@@ -382,11 +423,18 @@ class Indexer:
             if plan.updates:
                 session.execute(update(Document), plan.updates)
             if plan.new_rows:
-                # Read after the deletes: SQLite may give a deleted top id to a new row.
-                last_id = session.scalar(select(func.max(Document.id))) or 0
-                # Core executemany: the ORM's bulk insert spent a third of a pass on bookkeeping.
-                session.connection().execute(insert(_DOCUMENTS), plan.new_rows)
-                search.add_name_rows(session, after_id=last_id)  # searchable by name at once
+                # Core, not the ORM's bulk insert (a third of a pass went on its bookkeeping),
+                # and with RETURNING: the ids are this batch's own — not "above the largest
+                # id", which another process may have committed meanwhile — and the rows go
+                # as multi-row INSERTs, where psycopg's executemany pipeline would log a
+                # second warning when a race aborts it.
+                ids = (
+                    session.connection()
+                    .execute(insert(_DOCUMENTS).returning(_DOCUMENTS.c.id), plan.new_rows)
+                    .scalars()
+                    .all()
+                )
+                search.add_name_rows(session, ids)  # searchable by name at once
         # The store follows the transaction: keys are released only after the commit.
         release_unreferenced(self.database, self.store, stale_keys)
         self.builder.first(plan.queued_ids)  # an edit someone may be waiting for goes first

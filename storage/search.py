@@ -21,7 +21,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import Connection, delete, insert, text
+from sqlalchemy import Connection, bindparam, delete, insert, text
 from sqlalchemy.orm import Session
 
 from docshelf.converters.base import Segment
@@ -299,8 +299,8 @@ def tsquery(terms: Sequence[Term]) -> tuple[list[str], dict[str, str]]:
 _PG_PATH_WORDS = "regexp_replace(d.path, '[/._-]+', ' ', 'g')"  # as migration 0007's trigger
 
 
-def add_name_rows(session: Session, after_id: int) -> None:
-    """Name rows for the documents catalogued in this transaction (ids above ``after_id``).
+def add_name_rows(session: Session, document_ids: Sequence[int]) -> None:
+    """Name rows for the documents just catalogued (``document_ids``, in this transaction).
 
     One statement for the whole batch: SQLite pays ~10 µs for every statement that
     writes FTS5 from a trigger, five times the row itself (a row trigger on
@@ -313,9 +313,9 @@ def add_name_rows(session: Session, after_id: int) -> None:
         text(
             "INSERT INTO search_parts(document_id, kind, part, title, body) "
             f"SELECT d.id, {NAME_ROW}, '', d.title, {words_of_path} "
-            "FROM documents d WHERE d.id > :after_id"
-        ),
-        {"after_id": after_id},
+            "FROM documents d WHERE d.id IN :ids"
+        ).bindparams(bindparam("ids", expanding=True)),
+        {"ids": list(document_ids)},
     )
 
 

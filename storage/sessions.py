@@ -227,7 +227,12 @@ class SessionTable:
     # -- subscriptions ---------------------------------------------------------------------
 
     def subscribe(self, key: str, uri: str) -> bool:
-        """Record a subscription; False if the session is gone."""
+        """Record a subscription; False if the session is gone.
+
+        A failed insert is one of two races: the session ended meanwhile (its foreign
+        key), or another request recorded the same subscription at once (PostgreSQL: the
+        insert waits for that row, then meets it) — then it is recorded, as asked.
+        """
         try:
             with self.database.engine.begin() as connection:
                 connection.execute(
@@ -240,8 +245,8 @@ class SessionTable:
                         session_key=key, uri=uri, document_uri=uri.partition("?")[0]
                     )
                 )
-        except IntegrityError:  # the session went away meanwhile (foreign key)
-            return False
+        except IntegrityError:
+            return bool(self.existing([key]))
         return True
 
     def unsubscribe(self, key: str, uri: str) -> None:

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import errno
 import fnmatch
+import logging
 import os
 import stat
 import threading
@@ -24,7 +25,9 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
-from docshelf.storage.uris import is_valid_shelf_name
+from docshelf.storage.uris import is_valid_shelf_name, printable
+
+log = logging.getLogger(__name__)
 
 DEFAULT_IGNORE = (".*", "~$*", "*.tmp", "*.swp", "*~")
 
@@ -113,6 +116,44 @@ class _RootDirectories(threading.local):
 
 
 _ROOTS = _RootDirectories()
+
+
+class _UnreadableFolders:
+    """The folders this process has said it cannot read, so that each is said once.
+
+    A walk skips a folder it cannot list (or whose entries it cannot look at), and with
+    it every file inside: those are not served, and the operator is told so — once per
+    folder, not at every pass and watcher batch. A folder read whole again is forgotten,
+    so breaking it again is said again.
+    """
+
+    def __init__(self) -> None:
+        self._said: set[tuple[Path, Path]] = set()
+        self._lock = threading.Lock()
+
+    def cannot_read(self, shelf: Shelf, folder: Path, error: OSError) -> None:
+        with self._lock:
+            if (shelf.root, folder) in self._said:
+                return
+            self._said.add((shelf.root, folder))
+        relative = folder.relative_to(shelf.root).as_posix()
+        reason = (error.strerror or str(error)).lower()
+        log.warning(
+            "shelf %s: cannot read folder %s (%s): its files are not served until %s can "
+            "list and enter it (chmod o+rX, or a group it is in)",
+            shelf.name,
+            printable(relative) if relative != "." else "(its root)",
+            reason,
+            this_process(),
+        )
+
+    def read(self, shelf: Shelf, folder: Path) -> None:
+        if self._said:  # an unlocked look first: almost always empty
+            with self._lock:
+                self._said.discard((shelf.root, folder))
+
+
+_UNREADABLE = _UnreadableFolders()
 
 
 @dataclass(frozen=True, slots=True)
@@ -213,7 +254,8 @@ class Shelf:
         ``under``: only that folder's files (a watcher batch naming a new folder).
         Ignored names are skipped. Directory symlinks are not followed (no loops,
         no escapes); file symlinks are kept only when their target stays inside
-        the root. A name that cannot be read is skipped, never fatal.
+        the root. A name that cannot be read is skipped, never fatal; a folder that
+        cannot be read is skipped and said once (:class:`_UnreadableFolders`).
         """
         start = self.root
         if under is not None:
@@ -227,8 +269,12 @@ class Shelf:
             try:
                 with os.scandir(directory) as scan:
                     entries = sorted(scan, key=lambda e: e.name)
-            except OSError:
+            except (FileNotFoundError, NotADirectoryError):
+                continue  # gone or replaced since it was seen: nothing to say
+            except OSError as exc:
+                _UNREADABLE.cannot_read(self, directory, exc)
                 continue
+            denied: OSError | None = None  # listed, but not entered (r without x)
             for entry in entries:
                 relative = Path(entry.path).relative_to(self.root).as_posix()
                 if self.ignore.ignores(relative):
@@ -243,8 +289,14 @@ class Shelf:
                         stack.append(Path(entry.path))
                     elif entry.is_file(follow_symlinks=False):
                         yield relative, entry.stat(follow_symlinks=False)
+                except PermissionError as exc:
+                    denied = exc
                 except (OSError, RuntimeError):
                     continue
+            if denied is None:
+                _UNREADABLE.read(self, directory)
+            else:
+                _UNREADABLE.cannot_read(self, directory, denied)
 
 
 def this_process() -> str:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import json
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -11,6 +12,7 @@ from typing import Any
 import httpx
 import pytest
 
+from tests.support.rawhttp import exchange
 from tests.support.servers import RawClient, RunningServer, child_env, serve
 from tests.support.shelves import make_shelf
 
@@ -133,6 +135,21 @@ def test_other_schemes_and_non_ascii_tokens_are_refused(admin_server: RunningSer
     assert basic.status_code == 401 and "error=" not in basic.headers["www-authenticate"]
     odd = httpx.get(url, headers=[(b"Authorization", "Bearer t\u00f6ken".encode())])
     assert odd.status_code == 401
+
+
+@pytest.mark.parametrize("right_first", [True, False], ids=["right-first", "wrong-first"])
+def test_two_authorization_lines_are_400_whichever_holds_the_token(
+    admin_server: RunningServer, admin: Admin, right_first: bool
+) -> None:
+    # RFC 9110 §11.6.2: Authorization holds one set of credentials, and §5.3 lets only a
+    # list field come on several lines; which one to check is the client's mistake to fix.
+    tokens = [f"Bearer {TOKEN}", "Bearer wrong"]
+    lines = [("Authorization", token) for token in (tokens if right_first else tokens[::-1])]
+    response = exchange(admin_server.base, "GET", "/admin/status", lines)
+    assert response.status == 400
+    message = json.loads(response.body)["error"]["message"]
+    assert "the Authorization header came on 2 lines" in message
+    assert admin.get("/admin/status").status_code == 200
 
 
 def test_auth_is_checked_before_the_body_is_parsed(admin_server: RunningServer) -> None:

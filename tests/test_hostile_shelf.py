@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import threading
 import time
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -17,8 +18,9 @@ import pytest
 
 from docshelf.app.runtime import Runtime
 from docshelf.app.settings import Settings
+from tests.support.permissions import enforcing_permissions
 from tests.support.schema import validate
-from tests.support.servers import LEGACY, RawClient, serve
+from tests.support.servers import LEGACY, MODERN, RawClient, RunningServer, child_env, serve
 
 ODD_NAMES = {
     "back\\slash.md": "docshelf://shelf/back%5Cslash.md",
@@ -214,3 +216,94 @@ def test_healthz_says_503_when_no_request_thread_can_be_had(tmp_path: Path) -> N
     finally:
         release.set()
         runtime.close()
+
+
+ADMIN_TOKEN = "unreadable-folders-admin-token-0123"
+
+
+def _unreadable_folder_lines(server: RunningServer, folder: str) -> list[str]:
+    return [line for line in server.log().splitlines() if f"cannot read folder {folder} " in line]
+
+
+def _wait_for(condition: Callable[[], bool], what: str, timeout: float = 30) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, f"not within {timeout}s: {what}"
+        time.sleep(0.1)
+
+
+def _listed(client: RawClient) -> set[str]:
+    body = client.modern("resources/list").json()
+    validate(MODERN, "ListResourcesResult", body["result"])
+    return {resource["uri"] for resource in body["result"]["resources"]}
+
+
+def test_an_unreadable_folder_is_one_warning_per_folder_in_passes_and_the_watcher(
+    tmp_path: Path,
+) -> None:
+    """Issue 24 item 12: a sub-folder the server cannot read was skipped without a word.
+    It is one WARNING line per folder — saying its files are not served, and why — at the
+    start-up pass, not again at later passes or watcher batches while it stays unreadable;
+    a folder that becomes unreadable while serving is said by the watcher; one that becomes
+    readable is served again, and said again if it breaks again (once per folder each time
+    it becomes unreadable, per process)."""
+    prefix = enforcing_permissions()
+    shelf = tmp_path / "shelf"
+    (shelf / "private").mkdir(parents=True)
+    (shelf / "private" / "secret.md").write_text("# Secret\n")
+    (shelf / "open.md").write_text("# Open\n")
+    (shelf / "private").chmod(0o000)
+    env = child_env(DOCSHELF_ADMIN_TOKEN=ADMIN_TOKEN)
+    try:
+        with serve(shelf, tmp_path / "data", env=env, command_prefix=prefix) as server:
+            client = RawClient(server.url)
+            admin = httpx.Client(
+                base_url=server.base, headers={"Authorization": f"Bearer {ADMIN_TOKEN}"}
+            )
+            # The start-up pass: one line, what is not served and why.
+            (line,) = _unreadable_folder_lines(server, "private")
+            assert " WARNING " in line
+            assert "(permission denied): its files are not served" in line
+            assert _listed(client) == {"docshelf://shelf/open.md"}
+
+            # Another full pass, and a watcher batch naming the folder: no second line.
+            job = admin.post("/admin/reindex", json={}).json()
+            _wait_for(
+                lambda: admin.get(f"/admin/jobs/{job['job_id']}").json()["state"] == "succeeded",
+                "the reindex job",
+            )
+            os.utime(shelf / "private")
+            (shelf / "later").mkdir()
+            (shelf / "later" / "note.md").write_text("# Later\n")
+            _wait_for(lambda: "docshelf://shelf/later/note.md" in _listed(client), "later/ served")
+            assert len(_unreadable_folder_lines(server, "private")) == 1
+
+            # A folder that becomes unreadable while serving: the watcher says so, once.
+            (shelf / "later").chmod(0o000)
+            _wait_for(lambda: _unreadable_folder_lines(server, "later") != [], "later/ warned")
+            _wait_for(
+                lambda: "docshelf://shelf/later/note.md" not in _listed(client),
+                "later/ no longer served",
+            )
+
+            # Readable again: served again. Unreadable again: said again.
+            (shelf / "private").chmod(0o755)
+            os.utime(shelf / "private")
+            _wait_for(
+                lambda: "docshelf://shelf/private/secret.md" in _listed(client), "private/ served"
+            )
+            (shelf / "private").chmod(0o000)
+            _wait_for(
+                lambda: len(_unreadable_folder_lines(server, "private")) == 2,
+                "private/ warned again",
+            )
+            time.sleep(1)  # any repeat the watcher's batches would make
+            assert len(_unreadable_folder_lines(server, "private")) == 2
+            assert len(_unreadable_folder_lines(server, "later")) == 1
+            assert "Traceback" not in server.log()
+            admin.close()
+            client.close()
+    finally:
+        for folder in ("private", "later"):
+            if (shelf / folder).exists():
+                (shelf / folder).chmod(0o755)

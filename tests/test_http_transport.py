@@ -5,14 +5,16 @@ Each bad request gets its exact error, and the next good request still works.
 
 from __future__ import annotations
 
+import base64
 import json
 from pathlib import Path
 
 import httpx
 import pytest
 
+from tests.support.rawhttp import exchange
 from tests.support.schema import validate, validate_error, validate_response
-from tests.support.servers import LEGACY, MODERN, RawClient, modern_meta, serve
+from tests.support.servers import LEGACY, MODERN, RawClient, RunningServer, modern_meta, serve
 
 ACCEPT_BOTH = "application/json, text/event-stream"
 
@@ -299,10 +301,37 @@ def test_nesting_up_to_64_levels_is_read(raw: RawClient) -> None:
     validate_response(MODERN, "DiscoverResult", response.json())
 
 
+def opaque(payload: bytes) -> str:
+    """``payload`` wrapped as our cursors are: unpadded URL-safe Base64."""
+    return base64.urlsafe_b64encode(payload).decode().rstrip("=")
+
+
 @pytest.mark.parametrize(
     "cursor",
-    [json.loads(nested(60)), [], {"after": "docshelf://shelf/a"}, 7, True, "", "x" * 20_000],
-    ids=["nested", "array", "object", "number", "bool", "empty", "huge"],
+    [
+        json.loads(nested(60)),
+        [],
+        {"after": "docshelf://shelf/a"},
+        7,
+        True,
+        "",
+        "x" * 20_000,
+        # A string, as cursors are (under their 16 KiB limit), whose payload is JSON nested
+        # past the parser's stack.
+        opaque(nested(5_000).encode()),
+        opaque(b'{"v":1,"after":' + nested(5_000).encode() + b"}"),
+    ],
+    ids=[
+        "nested",
+        "array",
+        "object",
+        "number",
+        "bool",
+        "empty",
+        "huge",
+        "deep-json-inside",
+        "deep-after-inside",
+    ],
 )
 def test_a_cursor_that_is_not_one_we_issued_is_32602_in_both_eras(
     raw: RawClient, cursor: object
@@ -310,11 +339,13 @@ def test_a_cursor_that_is_not_one_we_issued_is_32602_in_both_eras(
     # server/utilities/pagination "Error Handling": invalid cursors → -32602.
     modern = raw.modern("resources/list", {"cursor": cursor}).json()
     validate_error(MODERN, modern)
-    assert modern["error"]["code"] == -32602 and "cursor" in modern["error"]["message"].lower()
+    assert modern["error"]["code"] == -32602
+    assert modern["error"]["message"].startswith("Invalid cursor")
     session = raw.initialize()
     legacy = raw.legacy(session, "resources/list", {"cursor": cursor}).json()
     validate_error(LEGACY, legacy)
     assert legacy["error"]["code"] == -32602
+    assert legacy["error"]["message"].startswith("Invalid cursor")
     assert_still_serving(raw)
 
 
@@ -358,6 +389,22 @@ def test_lone_surrogates_are_answered_not_500(raw: RawClient) -> None:
     validate_error(LEGACY, body)
     assert body["error"]["code"] == -32002
     assert body["error"]["data"] == {"uri": "docshelf://shelf/\udc80.md"}
+    assert_still_serving(raw)
+
+
+def test_unsubscribe_from_a_uri_with_a_lone_surrogate_is_32602_not_32603(raw: RawClient) -> None:
+    # 2025-11-25 server/resources: unsubscribe takes any URI string; one no UTF-8 can carry
+    # cannot be looked up in the database and is a mistake in the request: -32602 (JSON-RPC
+    # 2.0 "Invalid params"), not an internal error.
+    session = raw.initialize()
+    body = raw.legacy(session, "resources/unsubscribe", {"uri": "docshelf://shelf/\ud800"}).json()
+    validate_error(LEGACY, body)
+    assert body["error"]["code"] == -32602
+    assert body["error"]["message"].startswith("params.uri is not valid Unicode text")
+    assert (
+        raw.legacy(session, "resources/unsubscribe", {"uri": "docshelf://shelf/x"}).json()["result"]
+        == {}
+    )
     assert_still_serving(raw)
 
 
@@ -583,3 +630,105 @@ def test_get_without_a_session_is_405_as_in_2026(raw: RawClient) -> None:
     # 2026-07-28 streamable-http "Earlier Streamable HTTP Revisions": GET → 405.
     response = raw.http.get(raw.url, headers={"Accept": "text/event-stream"})
     assert response.status_code == 405
+
+
+# -- a header on several lines (RFC 9110 §5.3) ------------------------------------------------
+
+READ_URI = "docshelf://shelf/notes.txt"
+
+
+def read_request(session: str | None = None) -> tuple[list[tuple[str, str]], bytes]:
+    """The header lines and body of a read: 2026-07-28, or 2025-11-25 in ``session``."""
+    if session is None:
+        params = {"uri": READ_URI, "_meta": modern_meta()}
+        lines = [("MCP-Protocol-Version", MODERN), ("Mcp-Method", "resources/read")]
+        lines.append(("Mcp-Name", READ_URI))
+    else:
+        params = {"uri": READ_URI}
+        lines = [("Mcp-Session-Id", session), ("MCP-Protocol-Version", LEGACY)]
+    body = {"jsonrpc": "2.0", "id": 7, "method": "resources/read", "params": params}
+    return [("Content-Type", "application/json"), *lines], json.dumps(body).encode()
+
+
+@pytest.mark.parametrize("era", [MODERN, LEGACY])
+def test_accept_on_two_lines_is_one_list_rfc9110_5_3(
+    shelf_server: RunningServer, raw: RawClient, era: str
+) -> None:
+    # RFC 9110 §5.3: field lines of one name are combined, in order, with ", "; Accept is a
+    # list (§12.5.1), so these two lines list both types streamable-http "Sending Messages"
+    # asks for.
+    lines, body = read_request(raw.initialize() if era == LEGACY else None)
+    accept = [("Accept", "application/json"), ("Accept", "text/event-stream")]
+    response = exchange(shelf_server.base, "POST", "/mcp", [*lines, *accept], body)
+    assert response.status == 200, response.body
+    validate_response(era, "ReadResourceResult", json.loads(response.body))
+
+
+def test_a_get_stream_accepts_the_event_stream_named_on_either_accept_line(
+    shelf_server: RunningServer, raw: RawClient
+) -> None:
+    # 2025-11-25 transports "Listening for Messages from the Server": Accept lists
+    # text/event-stream — here on the first of two lines (RFC 9110 §5.3).
+    session = raw.initialize()
+    lines = [
+        ("Accept", "text/event-stream"),
+        ("Accept", "application/json"),
+        ("Mcp-Session-Id", session),
+        ("MCP-Protocol-Version", LEGACY),
+    ]
+    response = exchange(shelf_server.base, "GET", "/mcp", lines)
+    assert response.status == 200
+    assert (response.header("content-type") or "").startswith("text/event-stream")
+
+
+@pytest.mark.parametrize(
+    ("name", "values", "code"),
+    [
+        # RFC 9112 §3.2: "MUST respond with a 400 ... more than one Host header field line".
+        ("Host", ["evil.example.com", None], -32600),
+        ("Host", [None, None], -32600),
+        # RFC 6454 §7.3: one Origin; the second must not pass the check the first fails.
+        ("Origin", ["http://evil.example.com", "http://localhost"], -32600),
+        ("Content-Type", ["application/json", "application/json"], -32600),
+        ("Mcp-Session-Id", ["session", "session"], -32600),
+        # 2026-07-28 streamable-http "Server Validation": required headers malformed → -32020.
+        ("MCP-Protocol-Version", [MODERN, MODERN], -32020),
+        ("Mcp-Method", ["resources/read", "resources/read"], -32020),
+        ("Mcp-Name", [READ_URI, READ_URI], -32020),
+    ],
+    ids=[
+        "host-foreign-first",
+        "host-twice",
+        "origin",
+        "content-type",
+        "session-id",
+        "protocol-version",
+        "method",
+        "name",
+    ],
+)
+def test_a_single_valued_header_on_two_lines_is_400_naming_it(
+    shelf_server: RunningServer,
+    raw: RawClient,
+    name: str,
+    values: list[str | None],
+    code: int,
+) -> None:
+    """RFC 9110 §5.3: only a list field may be sent on several lines; a field that takes
+    one value, sent twice, has no value to act on — refused, whichever line a check reads."""
+    session = raw.initialize() if name == "Mcp-Session-Id" else None
+    lines, body = read_request(session)
+    netloc = httpx.URL(shelf_server.base).netloc.decode()
+    chosen = [value if value != "session" else session for value in values]
+    twice = [(name, value if value is not None else netloc) for value in chosen]
+    lines = [line for line in lines if line[0] != name]
+    if name != "Host":
+        twice = [("Host", netloc), *twice]
+    request = [*twice, *lines, ("Accept", ACCEPT_BOTH)]
+    response = exchange(shelf_server.base, "POST", "/mcp", request, body, host=False)
+    assert response.status == 400, response.body
+    error = json.loads(response.body)
+    validate_error(MODERN, error)
+    assert error["error"]["code"] == code
+    assert f"the {name} header came on 2 lines" in error["error"]["message"]
+    assert_still_serving(raw)

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import json
+import logging
 import os
 import shutil
 import sqlite3
+import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -15,6 +17,7 @@ from docshelf.app.runtime import Runtime
 from docshelf.app.settings import Settings
 from docshelf.storage.models import DocumentState
 from tests.support.paths import CORPUS_PDF, NEEDS_SHARED
+from tests.support.servers import child_env, run_docshelf
 
 SAMPLE_FILES = {
     "guides/field-guide.md",
@@ -253,3 +256,43 @@ def test_files_detected_under_an_older_rule_are_detected_again(
     assert report.unchanged == 8  # notes.txt: the new rule agrees, nothing to rebuild
     guide = runtime.catalog.get("docshelf://shelf/guides/field-guide.md")
     assert guide is not None and guide.mime_type == "text/markdown" and guide.state == "ready"
+
+
+def test_files_another_process_catalogued_meanwhile_are_one_warning_line_not_a_traceback(
+    sample_shelf: Path, tmp_path: Path, database_url: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Issue 24 item 8: two processes catalogue the same new files — here ``docshelf index``
+    runs to its end while this process is between reading what the index knows and
+    committing its batch. The insert of rows the other process wrote first is a race the
+    pass handles: it reads those rows again and commits what is still to do, saying so in
+    one WARNING line (no ERROR, no traceback), and each file is in the index once."""
+    runtime = runtime_for(sample_shelf, tmp_path / "data", database_url)
+    other: list[subprocess.CompletedProcess[str]] = []
+
+    def meanwhile(done: int, total: int) -> None:
+        if not other:  # the first file of the first batch: known rows read, none written
+            other.append(
+                run_docshelf(
+                    "index",
+                    "--root",
+                    str(sample_shelf),
+                    "--data-dir",
+                    str(tmp_path / "data"),
+                    env=child_env(DOCSHELF_DATABASE_URL=database_url),
+                )
+            )
+
+    try:
+        with caplog.at_level(logging.INFO, logger="docshelf"):
+            report = runtime.indexer.reconcile(progress=meanwhile)
+        assert other[0].returncode == 0, other[0].stderr
+        said = [r for r in caplog.records if r.levelno >= logging.WARNING]
+        assert [(r.levelname, r.exc_info) for r in said] == [("WARNING", None)], caplog.text
+        line = said[0].getMessage()
+        assert "\n" not in line and "another process" in line
+        # The other process's rows stand; this pass found them current.
+        assert report.seen == 9 and report.added == 0 and report.unchanged == 9
+        records = runtime.catalog.page(None, 100)[0]
+        assert sorted(r.path for r in records) == sorted(SAMPLE_FILES)
+    finally:
+        runtime.close()

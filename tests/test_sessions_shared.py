@@ -8,19 +8,20 @@ processes and real HTTP.
 from __future__ import annotations
 
 import socket
+import threading
 import time
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 
 import anyio
 import pytest
-from sqlalchemy import update
+from sqlalchemy import insert, update
 
 from docshelf.app.mcp import wire
 from docshelf.app.mcp.sessions import STALE_S, LegacySession, SessionRegistry
 from docshelf.storage.database import Database
 from docshelf.storage.events import ChangeSet, EventBus, Listener
-from docshelf.storage.models import SessionRecord
+from docshelf.storage.models import SessionRecord, SessionSubscription
 from docshelf.storage.sessions import SessionTable
 
 pytestmark = pytest.mark.anyio
@@ -216,3 +217,42 @@ def test_streams_of_a_process_that_is_gone_are_released_at_start(
     assert not one.sessions.claim_stream(session)
     one.sessions.open()
     assert one.sessions.claim_stream(session)
+
+
+def test_the_same_subscription_recorded_twice_at_once_is_kept_not_a_session_gone(
+    database_url: str, made: list[Process]
+) -> None:
+    """Two requests subscribing a session to the same URI at once, in two processes (a
+    client's retry, say). On PostgreSQL the second insert waits for the first's row and
+    then meets it — a duplicate key, which was read as the session's foreign key failing:
+    the client was told its session was gone (and this process forgot it). A duplicate
+    means the subscription is recorded: the race is handled by answering success."""
+    one, two = Process(database_url, "1"), Process(database_url, "2")
+    made += [one, two]
+    session = new_session()
+    one.sessions.add(session)
+    there = two.sessions.get(session.id)
+    assert there is not None
+    uri = "docshelf://s/a.md"
+    outcome: list[BaseException | None] = []
+
+    def subscribe_in_process_two() -> None:
+        try:
+            there.subscribe(uri)
+            outcome.append(None)
+        except BaseException as exc:
+            outcome.append(exc)
+
+    with one.database.engine.connect() as first:
+        recording = first.begin()  # process one's request, its row not yet committed
+        first.execute(
+            insert(SessionSubscription).values(session_key=session.key, uri=uri, document_uri=uri)
+        )
+        worker = threading.Thread(target=subscribe_in_process_two)
+        worker.start()
+        time.sleep(0.5)  # process two's request reaches the same row and waits for it
+        recording.commit()
+    worker.join(timeout=30)
+    assert outcome == [None]
+    assert two.sessions.get(session.id) is not None
+    assert two.sessions.table.subscribed([session.key], [uri]) == {session.key: {uri}}

@@ -321,3 +321,71 @@ def test_path_completion_is_capped_at_100_with_total_and_has_more(tmp_path: Path
         assert completion["values"][0] == "many/note-000.txt"
         assert completion["total"] == 130 and completion["hasMore"] is True
         client.close()
+
+
+# server/utilities/completion "Error Handling": a malformed request is -32602 (Invalid params),
+# in both eras, with a message naming the field — never HTTP 500 or -32603 (Internal error).
+@pytest.mark.parametrize("era", [LEGACY, MODERN])
+@pytest.mark.parametrize(
+    ("argument", "context", "says"),
+    [
+        (
+            {"name": "section", "value": ""},
+            {"arguments": [1]},
+            "context.arguments must be an object",
+        ),
+        (
+            {"name": "section", "value": ""},
+            {"arguments": "x"},
+            "context.arguments must be an object",
+        ),
+        ({"name": "section", "value": ""}, "x", "params.context must be an object"),
+        (
+            {"name": "section", "value": ""},
+            {"arguments": {"path": 1}},
+            "context.arguments must map names to strings",
+        ),
+        # JSON may escape a lone surrogate; no UTF-8 (and no database) can hold one.
+        ({"name": "path", "value": "\ud800"}, None, "argument.value is not valid Unicode"),
+        (
+            {"name": "section", "value": ""},
+            {"arguments": {"path": "\udfff.md"}},
+            "context.arguments.path is not valid Unicode",
+        ),
+    ],
+    ids=[
+        "arguments-array",
+        "arguments-string",
+        "context-string",
+        "value-number",
+        "surrogate-value",
+        "surrogate-context",
+    ],
+)
+def test_completion_with_malformed_params_is_32602_and_the_server_keeps_serving(
+    raw: RawClient,
+    session: str,
+    era: str,
+    argument: dict[str, str],
+    context: object,
+    says: str,
+) -> None:
+    params: dict[str, Any] = {
+        "ref": {"type": "ref/resource", "uri": TEMPLATE},
+        "argument": argument,
+    }
+    if context is not None:
+        params["context"] = context
+    if era == MODERN:
+        response = raw.modern("completion/complete", params)
+    else:
+        response = raw.legacy(session, "completion/complete", params)
+    assert response.status_code == 200, response.text
+    body = response.json()
+    validate_error(era, body)
+    assert body["error"]["code"] == -32602
+    assert says in body["error"]["message"]
+    assert body["error"]["message"].startswith("completion/complete: ")
+    after = complete(raw, era, session, {"name": "path", "value": "guides/d"})
+    validate_response(era, "CompleteResult", after)
+    assert after["result"]["completion"]["values"] == ["guides/deploy.md"]

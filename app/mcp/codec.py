@@ -57,26 +57,43 @@ def _deeper_than(value: Any, limit: int) -> bool:
     return bool(level)
 
 
-def decode(data: bytes) -> Any:
-    """The JSON value of one message; -32700 :class:`~app.mcp.wire.McpError` if it is not
-    UTF-8 JSON text of at most ``MAX_DEPTH`` levels."""
+class Malformed(ValueError):
+    """Not UTF-8 JSON text of at most ``MAX_DEPTH`` levels; the message says why."""
+
+
+def parse(data: bytes) -> Any:
+    """The JSON value of ``data``, read the bounded way; :class:`Malformed` if there is none.
+
+    Every JSON a client hands us goes through here — a message, and the JSON inside an
+    opaque cursor alike (:mod:`app.mcp.cursor`) — so none can reach a handler as a
+    ``RecursionError`` (-32603).
+    """
     too_deep = f"arrays and objects nest deeper than {MAX_DEPTH} levels"
     try:
         # Strict UTF-8 (RFC 8259 §8.1): json.loads(bytes) would also take UTF-16/32 and
         # UTF-8-encoded surrogates.
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise _parse_error(f"not UTF-8 ({exc.reason} at byte {exc.start})") from None
+        raise Malformed(f"not UTF-8 ({exc.reason} at byte {exc.start})") from None
     try:
         value = json.loads(text)
     except RecursionError:
-        raise _parse_error(too_deep) from None
+        raise Malformed(too_deep) from None
     except ValueError as exc:
-        raise _parse_error(str(exc)) from None
+        raise Malformed(str(exc)) from None
     # Cheap bound first: a message with few brackets cannot be deep.
     if data.count(b"[") + data.count(b"{") > MAX_DEPTH and _deeper_than(value, MAX_DEPTH):
-        raise _parse_error(too_deep)
+        raise Malformed(too_deep)
     return value
+
+
+def decode(data: bytes) -> Any:
+    """The JSON value of one message; -32700 :class:`~app.mcp.wire.McpError` if it is not
+    UTF-8 JSON text of at most ``MAX_DEPTH`` levels."""
+    try:
+        return parse(data)
+    except Malformed as exc:
+        raise _parse_error(str(exc)) from None
 
 
 def encode(message: Any) -> bytes:

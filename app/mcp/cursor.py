@@ -12,6 +12,8 @@ import base64
 import binascii
 import json
 
+from docshelf.app.mcp import codec
+
 _VERSION = 1
 
 
@@ -29,9 +31,10 @@ def decode_cursor(cursor: object) -> str:
     if not isinstance(cursor, str) or not cursor or len(cursor) > 16_384:
         raise InvalidCursor("cursor must be a non-empty string this server issued")
     try:
-        raw = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4))
-        payload = json.loads(raw.decode())
-    except (binascii.Error, UnicodeDecodeError, ValueError) as exc:
+        # Bounded like a message: the JSON inside is the client's too, nested as deep as
+        # 16 KiB of Base64 allows.
+        payload = codec.parse(base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)))
+    except (binascii.Error, ValueError) as exc:  # codec.Malformed is a ValueError
         raise InvalidCursor("cursor was not issued by this server") from exc
     if (
         not isinstance(payload, dict)

@@ -363,8 +363,8 @@ class Kernel:
                 f"Method not found: {message.method}",
                 http_status=404 if ctx.era is MODERN else 200,
             )
-        params = method.params.parse(message.method, message.params)
         try:
+            params = method.params.parse(message.method, message.params)
             result = None
             if method.blocking is not Blocking.ALWAYS:
                 ctx.may_block = False

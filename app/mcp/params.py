@@ -25,6 +25,23 @@ def _invalid(message: str) -> wire.McpError:
     return wire.McpError(wire.INVALID_PARAMS, message)
 
 
+def _text(value: str, field: str) -> str:
+    """``value``, if it is Unicode text; -32602 naming ``field`` if not.
+
+    JSON text may escape a lone surrogate (``"\\ud800"``) that no UTF-8 — and so no
+    database — can hold: bound into a query, it fails deep inside the driver
+    (``UnicodeEncodeError``, -32603). No document, path or slug holds one, so it is a
+    mistake in the request, said as one.
+    """
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise _invalid(
+            f"{field} is not valid Unicode text (a lone surrogate at index {exc.start})"
+        ) from None
+    return value
+
+
 @dataclass(frozen=True, slots=True)
 class NoParams:
     """Methods that read nothing from ``params`` (``ping``, ``server/discover``)."""
@@ -63,7 +80,7 @@ class UnsubscribeParams:
         uri = params.get("uri")
         if not isinstance(uri, str):
             raise _invalid("params.uri must be a string")
-        return cls(uri)
+        return cls(_text(uri, "params.uri"))
 
 
 @dataclass(frozen=True, slots=True)
@@ -167,6 +184,8 @@ class CompleteParams:
 
     @classmethod
     def parse(cls, method: str, params: Mapping[str, Any]) -> CompleteParams:
+        """Per the schema's ``CompleteRequestParams``: ``context.arguments`` is optional, and
+        if present an object of strings (the values already chosen)."""
         ref = params.get("ref")
         if not isinstance(ref, dict) or not isinstance(ref.get("type"), str):
             raise _invalid("completion/complete: params.ref must be an object with a type")
@@ -185,9 +204,29 @@ class CompleteParams:
             or not isinstance(argument.get("value"), str)
         ):
             raise _invalid("completion/complete: params.argument must have a string name and value")
-        context = params.get("context") or {}
-        arguments = context.get("arguments") if isinstance(context, dict) else None
-        known = {
-            k: v for k, v in (arguments or {}).items() if isinstance(k, str) and isinstance(v, str)
-        }
-        return cls(template, argument["name"], argument["value"], known)
+        value = _text(argument["value"], "completion/complete: params.argument.value")
+        return cls(template, argument["name"], value, _context_arguments(params.get("context")))
+
+
+def _context_arguments(context: object) -> dict[str, str]:
+    """``completion/complete``'s ``context.arguments``; {} when absent."""
+    if context is None:
+        return {}
+    if not isinstance(context, dict):
+        raise _invalid("completion/complete: params.context must be an object")
+    arguments = context.get("arguments")
+    if arguments is None:
+        return {}
+    if not isinstance(arguments, dict):
+        raise _invalid(
+            "completion/complete: params.context.arguments must be an object of the values "
+            'already chosen, e.g. {"path": "guides/intro.md"}'
+        )
+    for name, chosen in arguments.items():
+        if not isinstance(chosen, str):
+            raise _invalid(
+                "completion/complete: params.context.arguments must map names to strings; "
+                f"the value of {name!r} is not a string"
+            )
+        _text(chosen, f"completion/complete: params.context.arguments.{name}")
+    return arguments

@@ -70,15 +70,64 @@ def check_request_headers(
         )
 
 
+# The fields we read that take one value — (how the specs spell the name, where that is
+# said) by lowercase name. Each sent on two lines is refused (400): it cannot be combined
+# like a list (RFC 9110 §5.3: only "if that field's definition allows multiple field line
+# values to be recombined as a comma-separated list"), and which line counts is exactly
+# what a proxy reading the first and a server reading the last would disagree on — an
+# Origin check passed by the second of two Origins is no check.
+SINGLE_VALUED = {
+    # "MUST respond with a 400 ... more than one Host header field line"
+    "host": ("Host", "RFC 9112 §3.2"),
+    "origin": ("Origin", "RFC 6454 §7.3"),  # "MUST NOT include more than one Origin header"
+    "content-type": ("Content-Type", "RFC 9110 §8.3"),
+    "authorization": ("Authorization", "RFC 9110 §11.6.2"),
+    wire.HEADER_SESSION_ID: ("Mcp-Session-Id", "streamable-http Session Management"),
+    # Mirrors of one body value each (2026-07-28): malformed, so HeaderMismatch (-32020).
+    wire.HEADER_PROTOCOL_VERSION: ("MCP-Protocol-Version", "streamable-http Server Validation"),
+    wire.HEADER_METHOD: ("Mcp-Method", "streamable-http Server Validation"),
+    wire.HEADER_NAME: ("Mcp-Name", "streamable-http Server Validation"),
+}
+_MIRRORED = (wire.HEADER_PROTOCOL_VERSION, wire.HEADER_METHOD, wire.HEADER_NAME)
+
+
 def request_headers(scope: Scope) -> dict[str, str]:
     """The request's headers by (lowercase) name, decoded once per request and kept in the
-    scope for whoever asks next (the origin guard, then the endpoint)."""
+    scope for whoever asks next (the origin guard, then the endpoint).
+
+    A field sent on several lines is one value, the lines' values joined with ", " in
+    order (RFC 9110 §5.3): ``Accept: application/json`` then ``Accept: text/event-stream``
+    is one Accept listing both. :func:`repeated_single_value` refuses the fields that take
+    one value.
+    """
     headers: dict[str, str] | None = scope.get("docshelf.headers")
     if headers is None:
-        # RFC 9110 §5.5: a field value has no leading or trailing whitespace (OWS is not
-        # part of it); a server may see it padded anyway ("Mcp-Name:  search_documents ").
-        headers = {
-            k.decode("latin-1"): v.decode("latin-1").strip(" \t") for k, v in scope["headers"]
-        }
+        headers = {}
+        lines: dict[str, int] = {}
+        for raw_name, raw_value in scope["headers"]:
+            name = raw_name.decode("latin-1")
+            # RFC 9110 §5.5: a field value has no leading or trailing whitespace (OWS is not
+            # part of it); a server may see it padded anyway ("Mcp-Name:  search_documents ").
+            value = raw_value.decode("latin-1").strip(" \t")
+            lines[name] = lines.get(name, 0) + 1
+            headers[name] = f"{headers[name]}, {value}" if name in headers else value
         scope["docshelf.headers"] = headers
+        scope["docshelf.header_lines"] = lines
     return headers
+
+
+def repeated_single_value(scope: Scope) -> wire.McpError | None:
+    """A 400 naming the first single-valued field (:data:`SINGLE_VALUED`) the request sent on
+    more than one line; None if there is none."""
+    request_headers(scope)
+    lines: dict[str, int] = scope["docshelf.header_lines"]
+    for name, (spelled, source) in SINGLE_VALUED.items():
+        count = lines.get(name, 0)
+        if count > 1:
+            code = wire.HEADER_MISMATCH if name in _MIRRORED else wire.INVALID_REQUEST
+            message = (
+                f"Bad Request: the {spelled} header came on {count} lines; it takes one "
+                f"value ({source}): send it once"
+            )
+            return wire.McpError(code, message, http_status=400)
+    return None

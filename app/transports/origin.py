@@ -1,4 +1,6 @@
-"""DNS-rebinding protection: refuse requests from origins and hosts we do not serve.
+"""The front door: refuse requests whose Host, Origin or other single-valued header is sent
+twice (400, :func:`~app.transports.headers.repeated_single_value`), then those from origins
+and hosts we do not serve (DNS-rebinding protection).
 
 2026-07-28 streamable-http "Security & Endpoint": "Servers MUST validate the
 Origin header on all incoming connections [...] If the Origin header is present
@@ -23,7 +25,7 @@ from urllib.parse import urlsplit
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from docshelf.app.mcp import wire
-from docshelf.app.transports.headers import request_headers
+from docshelf.app.transports.headers import repeated_single_value, request_headers
 
 LOOPBACK_HOSTS = ("localhost", "127.0.0.1", "[::1]")
 
@@ -103,6 +105,11 @@ class OriginGuard:
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http":
+            # Before the checks below: with two Origins or two Hosts, which would they check?
+            repeated = repeated_single_value(scope)
+            if repeated is not None:
+                await _refuse(send, repeated)
+                return
             headers = request_headers(scope)
             origin = headers.get("origin")
             if origin is not None and not self.policy.origin_allowed(origin):
@@ -121,13 +128,15 @@ class OriginGuard:
 
 
 async def _forbid(send: Send, message: str) -> None:
-    body = json.dumps(
-        wire.error_response(None, wire.McpError(wire.INVALID_REQUEST, message))
-    ).encode()
+    await _refuse(send, wire.McpError(wire.INVALID_REQUEST, message, http_status=403))
+
+
+async def _refuse(send: Send, error: wire.McpError) -> None:
+    body = json.dumps(wire.error_response(None, error)).encode()
     await send(
         {
             "type": "http.response.start",
-            "status": 403,
+            "status": error.http_status,
             "headers": [
                 (b"content-type", b"application/json"),
                 (b"content-length", str(len(body)).encode()),
