@@ -15,7 +15,7 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -73,28 +73,29 @@ def serve(
     env: dict[str, str] | None = None,
     roots: Sequence[str] | None = None,
     formats_built: bool = True,
-    command_prefix: Sequence[str] = (),
+    preexec_fn: Callable[[], None] | None = None,
 ) -> Iterator[RunningServer]:
     """A real ``docshelf serve`` on loopback, once its catalog is current.
 
     ``formats_built``: also wait until the background conversion backlog is
     empty, so every document's formats are settled and background conversion
-    stays out of whatever is measured or checked next. ``command_prefix``: what
-    the command runs under (e.g. ``setpriv`` with fewer capabilities).
+    stays out of whatever is measured or checked next. ``preexec_fn``: run in the
+    child before it starts (tests drop root's permission overrides with it).
     """
     port = free_port()
     data_dir.mkdir(parents=True, exist_ok=True)
     log_path = data_dir / f"server-{port}.log"
     root_args = [a for r in (roots or [str(shelf)]) for a in ("--root", r)]
-    command = [
-        *command_prefix,
-        *docshelf_command(
-            "serve", *root_args, "--data-dir", str(data_dir), "--port", str(port), *extra_args
-        ),
-    ]
+    command = docshelf_command(
+        "serve", *root_args, "--data-dir", str(data_dir), "--port", str(port), *extra_args
+    )
     with log_path.open("wb") as log_file:
         process = subprocess.Popen(
-            command, stdout=log_file, stderr=subprocess.STDOUT, env=env or child_env()
+            command,
+            stdout=log_file,
+            stderr=subprocess.STDOUT,
+            env=env or child_env(),
+            preexec_fn=preexec_fn,
         )
     base = f"http://127.0.0.1:{port}"
     server = RunningServer(f"{base}/mcp", base, process, shelf, data_dir, log_path)

@@ -18,7 +18,7 @@ import pytest
 
 from docshelf.app.runtime import Runtime
 from docshelf.app.settings import Settings
-from tests.support.permissions import enforcing_permissions
+from tests.support.permissions import ordinary_permissions
 from tests.support.schema import validate
 from tests.support.servers import LEGACY, MODERN, RawClient, RunningServer, child_env, serve
 
@@ -247,7 +247,7 @@ def test_an_unreadable_folder_is_one_warning_per_folder_in_passes_and_the_watche
     a folder that becomes unreadable while serving is said by the watcher; one that becomes
     readable is served again, and said again if it breaks again (once per folder each time
     it becomes unreadable, per process)."""
-    prefix = enforcing_permissions()
+    preexec = ordinary_permissions()
     shelf = tmp_path / "shelf"
     (shelf / "private").mkdir(parents=True)
     (shelf / "private" / "secret.md").write_text("# Secret\n")
@@ -255,7 +255,7 @@ def test_an_unreadable_folder_is_one_warning_per_folder_in_passes_and_the_watche
     (shelf / "private").chmod(0o000)
     env = child_env(DOCSHELF_ADMIN_TOKEN=ADMIN_TOKEN)
     try:
-        with serve(shelf, tmp_path / "data", env=env, command_prefix=prefix) as server:
+        with serve(shelf, tmp_path / "data", env=env, preexec_fn=preexec) as server:
             client = RawClient(server.url)
             admin = httpx.Client(
                 base_url=server.base, headers={"Authorization": f"Bearer {ADMIN_TOKEN}"}

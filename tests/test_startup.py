@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from docshelf.storage.database import head_revision
-from tests.support.privileges import ordinary_permissions
+from tests.support.permissions import ordinary_permissions
 from tests.support.servers import child_env, free_port, run_docshelf
 
 CONFIGURATION = 2

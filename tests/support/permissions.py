@@ -1,43 +1,35 @@
-"""Folders a docshelf process really cannot read, even when the tests run as root.
+"""A child process under ordinary file permissions, even when the tests run as root.
 
-``chmod 000`` binds a user, not root: root reads through it with CAP_DAC_OVERRIDE and
-CAP_DAC_READ_SEARCH. As root, the process under test runs under ``setpriv`` with
-those two capabilities dropped from its bounding set, so the kernel checks the folder's
-mode for it as it would for anyone (still uid 0: it owns, and so reads, its own data
-folder and the interpreter under /root). Not as root, nothing is needed.
+Root reads and writes any folder whatever its mode, so "the data folder is not
+writable" or "this sub-folder cannot be read" cannot be reproduced by ``chmod`` alone
+when the suite runs as root (a container, CI).
+Dropping the capabilities that let root ignore a folder's mode from the child's
+bounding set, just before it starts, makes it one more user to whom ``chmod 555``
+applies: after ``exec`` a root process has only what the bounding set allows
+(capabilities(7), "Transformation of capabilities during execve()"). Linux only.
 """
 
 from __future__ import annotations
 
+import ctypes
 import os
-import shutil
-import subprocess
-import sys
-import tempfile
-from pathlib import Path
+from collections.abc import Callable
 
-import pytest
-
-_DROP = ["--bounding-set", "-dac_override,-dac_read_search"]
+PR_CAPBSET_DROP = 24  # <linux/prctl.h>
+# CAP_DAC_OVERRIDE, CAP_DAC_READ_SEARCH, CAP_FOWNER (<linux/capability.h>)
+PERMISSION_OVERRIDES = (1, 2, 3)
 
 
-def enforcing_permissions() -> list[str]:
-    """The command prefix under which a child process cannot read a ``chmod 000`` folder;
-    skips the test, saying why, where there is none."""
-    if not hasattr(os, "geteuid") or os.geteuid() != 0:
-        return []
-    setpriv = shutil.which("setpriv")
-    if setpriv is None:
-        pytest.skip("running as root, and setpriv (util-linux) is missing: root reads any folder")
-    prefix = [setpriv, *_DROP, "--"]
-    with tempfile.TemporaryDirectory() as scratch:
-        locked = Path(scratch) / "locked"
-        locked.mkdir(mode=0o000)
-        probe = subprocess.run(
-            [*prefix, sys.executable, "-c", f"import os; os.listdir({str(locked)!r})"],
-            capture_output=True,
-            text=True,
-        )
-    if "PermissionError" not in probe.stderr:
-        pytest.skip(f"running as root, and setpriv could not drop the capabilities: {probe.stderr}")
-    return prefix
+def ordinary_permissions() -> Callable[[], None] | None:
+    """A ``preexec_fn`` that makes a root child obey file modes; None when not root."""
+    if os.geteuid() != 0:
+        return None
+    libc = ctypes.CDLL(None, use_errno=True)
+
+    def drop() -> None:
+        for capability in PERMISSION_OVERRIDES:
+            if libc.prctl(PR_CAPBSET_DROP, capability, 0, 0, 0) != 0:
+                error = ctypes.get_errno()
+                raise OSError(error, os.strerror(error))
+
+    return drop

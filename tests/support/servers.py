@@ -54,7 +54,7 @@ def run_docshelf(
 ) -> subprocess.CompletedProcess[str]:
     """``docshelf ARGS`` run to its end, as a user runs it: output captured as text.
 
-    ``preexec_fn``: run in the child before it starts (``tests.support.privileges``)."""
+    ``preexec_fn``: run in the child before it starts (``tests.support.permissions``)."""
     return subprocess.run(
         docshelf_command(*args),
         capture_output=True,
