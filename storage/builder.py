@@ -40,6 +40,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
 from sqlalchemy import ColumnElement, func, select
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, selectinload
 
 from docshelf.converters import (
@@ -72,6 +73,7 @@ log = logging.getLogger(__name__)
 CHEAP_FORMATS = (TEXT_PLAIN, TEXT_MARKDOWN, APPLICATION_JSON)
 RENDER_POLICIES = ("lazy", "eager")
 CANDIDATES = 256  # pending document ids fetched at a time, smallest first
+RACE_ATTEMPTS = 3  # recordings tried when another process writes the same rows meanwhile
 Progress = Callable[[int, int], None]
 
 _KIND_LABELS = {
@@ -452,7 +454,7 @@ class FormatBuilder:
                 outcomes.append((queued.task, future.result()))
         recorded = _Recorded()
         try:
-            recorded = self._record(outcomes)
+            recorded = self._record_racing(outcomes)
         except Exception:
             log.exception("recording %d conversions together failed; one by one", len(outcomes))
             for outcome in outcomes:
@@ -475,6 +477,20 @@ class FormatBuilder:
             self.bus.publish(
                 ChangeSet(changed=news, refreshed=frozenset(recorded.uris.values()) - news)
             )
+
+    def _record_racing(self, outcomes: list[tuple[ConversionTask, ConversionOutcome]]) -> _Recorded:
+        """:meth:`_record`, again over the rows another process sharing the database wrote
+        for the same documents meanwhile (a duplicate key: both built the same format)."""
+        for _ in range(RACE_ATTEMPTS - 1):
+            try:
+                return self._record(outcomes)
+            except IntegrityError:
+                log.warning(
+                    "another process recorded formats of %d of these documents at the same "
+                    "time; recording again over its rows",
+                    len(outcomes),
+                )
+        return self._record(outcomes)
 
     def _record(self, outcomes: list[tuple[ConversionTask, ConversionOutcome]]) -> _Recorded:
         stale: list[str] = []

@@ -1,4 +1,4 @@
-"""Nothing lost on a first read (issue "Nothing lost on a first read", items 1-3 and 7).
+"""Nothing lost on a first read (issue "Nothing lost on a first read", items 1-3, 7, 8).
 
 A format built on demand fails alone: a rendered PDF that times out or fails
 leaves every other format, the search rows and the document's ``ready`` state as
@@ -12,7 +12,9 @@ real SQLite and the official SDK client.
 
 from __future__ import annotations
 
+import logging
 import os
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -20,6 +22,7 @@ from typing import Any
 import anyio
 import pytest
 from mcp.client.subscriptions import ResourceUpdated
+from sqlalchemy import event
 
 from docshelf.app.runtime import Runtime
 from docshelf.app.settings import Settings
@@ -290,6 +293,52 @@ def test_an_on_demand_build_is_recorded_when_its_worker_finishes_not_at_the_next
         assert not slow, f"{len(slow)} on-demand builds waited for the background poll: {slow}"
     finally:
         runtime.close()
+
+
+# -- 8. a handled race is one warning line -------------------------------------------------------
+
+
+def test_a_format_two_processes_record_at_once_is_one_warning_line(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Two processes sharing the database build the same lazy PDF (one's read, the
+    other's): the second to commit met the first's row (a duplicate key) and logged it at
+    ERROR with a traceback, twice. It is one WARNING line, and the format is recorded."""
+    shelf, data = tmp_path / "shelf", tmp_path / "data"
+    shelf.mkdir()
+    (shelf / "note.md").write_text("# Note\n\nWords to render.\n")
+    indexed = run_docshelf("index", "--root", str(shelf), "--data-dir", str(data))
+    assert indexed.returncode == 0, indexed.stderr
+    one, other = (
+        Runtime(Settings(shelves=[str(shelf)], data_dir=data, workers=1)) for _ in range(2)
+    )
+    one.open()
+    other.open()
+    try:
+        record = one.catalog.get("docshelf://shelf/note.md")
+        assert record is not None
+        raced = threading.Event()
+
+        def the_other_records_first(_conn: Any, _cursor: Any, statement: str, *_: Any) -> None:
+            # Between this process's read of the document and its write: the other one
+            # records the same format and commits.
+            if statement.lstrip().upper().startswith("UPDATE DOCUMENTS") and not raced.is_set():
+                raced.set()
+                other.builder.ensure(record.id, ["application/pdf"], timeout=120)
+
+        event.listen(one.database.engine, "before_cursor_execute", the_other_records_first)
+        with caplog.at_level(logging.WARNING):
+            assert one.builder.ensure(record.id, ["application/pdf"], timeout=120)
+        assert raced.is_set()
+        assert [r.getMessage() for r in caplog.records if r.levelno >= logging.ERROR] == []
+        [warning] = [r for r in caplog.records if "at the same time" in r.getMessage()]
+        assert warning.levelno == logging.WARNING and warning.exc_info is None
+        recorded = one.catalog.get(record.uri, fresh=True)
+        assert recorded is not None
+        assert [v.mime_type for v in recorded.derived if v.built][-1] == "application/pdf"
+    finally:
+        one.close()
+        other.close()
 
 
 # -- 7. one notification per change --------------------------------------------------------------
