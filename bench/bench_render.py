@@ -16,7 +16,7 @@ the warm-up gives what the first render costs when nothing was paid in advance.
 
 The renderer as it was before issue 24 and as it is now run side by side,
 alternating, in the same way: the old one (fpdf2's own fragments and line
-breaking) is restored in
+breaking, each font face parsed when a document first uses it) is restored in
 the measuring process by :func:`old_renderer`. Both must produce the same PDF
 bytes; the text of every page (PDFium's) is compared too.
 
@@ -55,7 +55,8 @@ VARIANTS = ("old", "new")
 
 @contextmanager
 def old_renderer() -> Iterator[None]:
-    """The renderer as it was before issue 24: fpdf2's own fragments and line breaking."""
+    """The renderer as it was before issue 24: fpdf2's own fragments and line breaking,
+    and each font face parsed when a document first uses it."""
     from fpdf import FPDF
 
     from docshelf.converters.render import pdf
@@ -63,10 +64,12 @@ def old_renderer() -> Iterator[None]:
     shelf_pdf = pdf._ShelfPDF
     saved = (
         pdf.measured,
+        pdf._parse_common_faces,
         shelf_pdf._plain_fragments,
         shelf_pdf.text_columns,
     )
     pdf.measured = lambda fragments, widths: list(fragments)  # type: ignore[assignment]
+    pdf._parse_common_faces = lambda fonts: None  # type: ignore[assignment]
     shelf_pdf._plain_fragments = lambda self, text: list(  # type: ignore[method-assign]
         FPDF._preload_font_styles(self, text, False)
     )
@@ -76,6 +79,7 @@ def old_renderer() -> Iterator[None]:
     finally:
         (
             pdf.measured,
+            pdf._parse_common_faces,
             shelf_pdf._plain_fragments,  # type: ignore[method-assign]
             shelf_pdf.text_columns,  # type: ignore[method-assign]
         ) = saved

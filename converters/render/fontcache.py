@@ -92,6 +92,12 @@ def add_font(pdf: FPDF, family: str, style: str, path: Path) -> None:
         pdf._set_min_pdf_version("1.6")  # as add_font does: CIDFontType0C needs PDF 1.6
 
 
+def parse(path: Path) -> None:
+    """Parse the font at ``path`` now, if this process has not: a document that
+    adds it later only pays for its own copy (:func:`add_font`)."""
+    _parsed(path)
+
+
 def _lend(template: TTFFont, lean_file: bytes, pdf: FPDF, fontkey: str, style: str) -> TTFFont:
     """A font object for one document: shared read-only state, its own everything else."""
     font: TTFFont = TTFFont.__new__(TTFFont)
