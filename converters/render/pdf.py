@@ -48,8 +48,9 @@ from docshelf.converters.render.fonts import FontSet, coverage, fontconfig_fallb
 from docshelf.converters.render.linebreak import PlainTextColumns
 from docshelf.converters.render.measure import CharacterWidths, measured
 
-#: Markdown longer than this is cut at a block boundary before rendering: fpdf2
-#: lays out ~100 KB of text per second, and the full text is in the other variants.
+#: Markdown longer than this is cut at a block boundary before rendering: the
+#: renderer lays out 0.3-0.7 MB of text per second (bench render), and the full text
+#: is in the other variants.
 RENDER_LIMIT_CHARS = 500_000
 
 #: Tables are cut after this many rows: fpdf2 lays out ~600 table rows per second.
