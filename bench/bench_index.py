@@ -45,6 +45,7 @@ if str(REPO) not in sys.path:
 from bench.docshelf_process import child_env, docshelf_command, free_port, stop  # noqa: E402
 from bench.modern_client import ModernClient  # noqa: E402
 from bench.shared import CORPUS_PDF  # noqa: E402
+from bench.ten_pages import ten_page_markdown  # noqa: E402
 
 WORDS = "The shelf lists every file at once and builds its formats after. " * 6
 
@@ -125,17 +126,6 @@ def make_shelf(
     for n in range(other):
         place(f"blob-{n:05}.dat").write_bytes(n.to_bytes(4, "big") * 8)
     return pages
-
-
-def ten_page_markdown() -> str:
-    """About ten rendered pages: headings, paragraphs, a table and code."""
-    parts = []
-    for section in range(10):
-        parts.append(f"## Section {section + 1}\n\n" + (WORDS + "\n\n") * 6)
-        parts.append(
-            "| a | b |\n| --- | --- |\n" + "| 1 | 2 |\n" * 8 + "\n```python\nprint(1)\n```\n"
-        )
-    return "# A ten-page document\n\n" + "\n".join(parts)
 
 
 # -- a served process -------------------------------------------------------------------------

@@ -6,10 +6,7 @@ machine is no place for that): every row is printed and the run exits 0.
 
 from __future__ import annotations
 
-import subprocess
-import sys
-
-from tests.support.paths import REPO
+from tests.support.bench import run_benchmark
 
 KINDS = [
     "one common word",
@@ -24,13 +21,7 @@ KINDS = [
 
 
 def test_quick_search_benchmark_runs() -> None:
-    run = subprocess.run(
-        [sys.executable, "-m", "bench", "search", "--quick"],
-        cwd=REPO,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    run = run_benchmark("search", "--quick", timeout=120)
     assert run.returncode == 0, run.stderr
     for kind in KINDS:
         assert f"1,000 {kind}" in run.stdout

@@ -8,12 +8,9 @@ printed and the run exits 0.
 
 from __future__ import annotations
 
-import subprocess
-import sys
-
 import pytest
 
-from tests.support.paths import REPO
+from tests.support.bench import run_benchmark
 from tests.support.servers import child_env
 
 ROWS = [
@@ -33,14 +30,7 @@ ROWS = [
 
 @pytest.mark.timeout(180)
 def test_quick_serving_benchmark_runs() -> None:
-    done = subprocess.run(
-        [sys.executable, "-m", "bench", "serve", "--quick"],
-        cwd=REPO,
-        env=child_env(),
-        capture_output=True,
-        text=True,
-        timeout=170,
-    )
+    done = run_benchmark("serve", "--quick", env=child_env(), timeout=170)
     assert done.returncode == 0, done.stdout + done.stderr
     for row in ROWS:
         assert row in done.stdout, f"no row {row!r} in:\n{done.stdout}"

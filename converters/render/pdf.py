@@ -35,21 +35,30 @@ from typing import Any
 
 from fpdf import FPDF, FontFace, TextStyle
 from fpdf.enums import TextDirection, WrapMode
+from fpdf.fonts import TTFFont
 from fpdf.html import HTML2FPDF
 from fpdf.line_break import Fragment
+from fpdf.text_region import TextColumns
 from markdown_it.token import Token
 
 from docshelf.converters.html.text import html_to_text
 from docshelf.converters.markdown.model import inline_text, markdown_parser, table_rows
 from docshelf.converters.render import fontcache
 from docshelf.converters.render.fonts import FontSet, coverage, fontconfig_fallbacks, system_fonts
+from docshelf.converters.render.linebreak import PlainTextColumns
+from docshelf.converters.render.measure import CharacterWidths, measured
 
-#: Markdown longer than this is cut at a block boundary before rendering: fpdf2
-#: lays out ~100 KB of text per second, and the full text is in the other variants.
+#: Markdown longer than this is cut at a block boundary before rendering: the
+#: renderer lays out 0.3-0.7 MB of text per second (bench render), and the full text
+#: is in the other variants.
 RENDER_LIMIT_CHARS = 500_000
 
 #: Tables are cut after this many rows: fpdf2 lays out ~600 table rows per second.
 MAX_TABLE_ROWS = 500
+
+#: Longest text fpdf2 splits into fragments at once when it must look for characters
+#: its font lacks (see :meth:`_ShelfPDF._plain_fragments`).
+_FRAGMENT_PIECE = 2048
 
 #: Rendered PDFs carry this creation date so that output is a function of input.
 FIXED_CREATION_DATE = datetime(1970, 1, 1, tzinfo=UTC)
@@ -113,8 +122,15 @@ def render_markdown_pdf(
     ``title`` becomes the PDF's /Title and, unless the document opens with a
     level-1 heading, a heading on the first page. ``fonts`` defaults to the
     fonts found on this machine (:func:`converters.render.fonts.system_fonts`).
+
+    The first rendering in a process parses the faces nearly every Markdown
+    document uses (:func:`_parse_common_faces`), whatever this one needs: the
+    conversion workers render a line before they take tasks
+    (``storage.conversion._warm_up``), and so that line pays for them, not the
+    first document a reader asks for.
     """
     font_set = system_fonts() if fonts is None else fonts
+    _parse_common_faces(font_set)
     source = truncate_for_rendering(markdown.expandtabs(4))
     glyphs = _Glyphs.for_text(font_set, f"{source}{title or ''}")
     source = source.translate(glyphs.table)
@@ -139,6 +155,18 @@ def render_markdown_pdf(
     for chunk in chunks:
         pdf.write_chunk(chunk, options)
     return bytes(pdf.output())
+
+
+def _parse_common_faces(fonts: FontSet) -> None:
+    """Parse (once per process) the sans regular, bold and italic faces and the
+    monospace regular one: text, headings and ``**``, ``*``, and code. Each is
+    ~25 ms of CPU the first time, nothing after (:mod:`converters.render.fontcache`)."""
+    if fonts.sans is None:
+        return
+    for style in ("", "B", "I"):
+        fontcache.parse(fonts.sans.path_for(style))
+    if fonts.mono is not None:
+        fontcache.parse(fonts.mono.regular)
 
 
 def truncate_for_rendering(markdown: str, limit: int = RENDER_LIMIT_CHARS) -> str:
@@ -262,6 +290,7 @@ class _ShelfPDF(FPDF):
         super().__init__(format="A4")
         self.base_direction: TextDirection | None = None
         self._in_bidi = False
+        self._character_widths: CharacterWidths = {}
         self.creation_date = FIXED_CREATION_DATE
         self._font_set = fonts
         self.set_margins(left=18, top=16, right=18)
@@ -292,6 +321,14 @@ class _ShelfPDF(FPDF):
         source = {_SANS: fonts.sans, _MONO: fonts.mono or fonts.sans}.get(family)
         if source is not None:
             fontcache.add_font(self, family, face, source.path_for(face))
+
+    def text_columns(self, *args: Any, **kwargs: Any) -> TextColumns:
+        """fpdf2's text columns (``write_html`` lays out in them), breaking lines with
+        :class:`~converters.render.linebreak.PlainLineBreak`."""
+        columns = super().text_columns(*args, **kwargs)
+        # The same object, as fpdf2 set it up; the subclass adds methods, no state.
+        columns.__class__ = PlainTextColumns
+        return columns
 
     def footer(self) -> None:
         self.set_y(-11)
@@ -346,7 +383,42 @@ class _ShelfPDF(FPDF):
     ) -> Sequence[Fragment]:
         if self.text_shaping is not None and not self._in_bidi and text:
             return self._preload_bidirectional_text(text, markdown)
-        return super()._preload_font_styles(text, markdown, _initial_emphasis=_initial_emphasis)
+        if not text or markdown or self.text_shaping is not None:
+            fragments = super()._preload_font_styles(
+                text, markdown, _initial_emphasis=_initial_emphasis
+            )
+        else:
+            fragments = self._plain_fragments(text)
+        return measured(fragments, self._character_widths)
+
+    def _plain_fragments(self, text: str) -> list[Fragment]:
+        """fpdf2's fragments of unshaped, non-Markdown ``text``, split in linear time.
+
+        fpdf2 takes a fast path (one fragment) unless fallback fonts are set, which
+        they always are here; then it walks the text a character at a time, slicing
+        off the rest each time (quadratic in the text's length: seconds for a
+        paragraph of a few hundred KB), to find characters the font lacks. Text the
+        current font draws entirely gets the fast path; other text goes through in
+        pieces of :data:`_FRAGMENT_PIECE` characters (line breaking joins adjacent
+        fragments of one style, so where they are cut changes nothing on the page;
+        only the page-count alias must stay whole).
+        """
+        font = self.current_font
+        fallbacks = self._fallback_font_ids
+        alias = self.str_alias_nb_pages
+        if not fallbacks or (alias and alias in text):  # a cut must not split the alias
+            return list(super()._preload_font_styles(text, False))
+        if isinstance(font, TTFFont) and _draws_all(font, text):
+            self._fallback_font_ids = []
+            try:
+                return list(super()._preload_font_styles(text, False))
+            finally:
+                self._fallback_font_ids = fallbacks
+        fragments: list[Fragment] = []
+        for start in range(0, len(text), _FRAGMENT_PIECE):
+            piece = text[start : start + _FRAGMENT_PIECE]
+            fragments.extend(super()._preload_font_styles(piece, False))
+        return fragments
 
     def _write_code(self, code: str) -> None:
         """A shaded monospace block; long lines wrap at the character."""
@@ -369,6 +441,13 @@ class _ShelfPDF(FPDF):
         self.set_x(self.l_margin)
         self.multi_cell(0, 4.5, text, new_x="LMARGIN", new_y="NEXT", wrapmode=WrapMode.CHAR)
         self.ln(2)
+
+
+def _draws_all(font: TTFFont, text: str) -> bool:
+    """Whether ``font`` has a glyph for every character of ``text`` but newlines."""
+    codes = set(map(ord, set(text)))
+    codes.discard(ord("\n"))
+    return codes <= font.cmap.keys()
 
 
 def _html_options(fonts: FontSet) -> dict[str, Any]:

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import gc
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from fontTools.ttLib import TTCollection, TTFont
+from fontTools.ttLib.tables._g_l_y_f import Glyph
 from fpdf import FPDF
 from fpdf.fonts import TTFFont
 
@@ -52,16 +54,30 @@ def test_installed_fpdf2_font_state_is_all_reviewed() -> None:
     )
 
 
+COMMON_FACES = [
+    "DejaVuSans-Bold.ttf", "DejaVuSans-Oblique.ttf", "DejaVuSans.ttf", "DejaVuSansMono.ttf"
+]  # fmt: skip
+
+
+def test_the_first_rendering_parses_the_faces_most_documents_use(
+    parse_counter: list[str],
+) -> None:
+    # What a conversion worker renders to warm up (storage.conversion._warm_up): it
+    # pays for the italic and monospace faces too, not the first document read.
+    render_markdown_pdf("# docshelf\n\nwarming up")
+    assert sorted(parse_counter) == COMMON_FACES
+
+
 def test_each_font_file_is_parsed_once_per_process(parse_counter: list[str]) -> None:
     render_markdown_pdf(FIRST)
-    assert sorted(parse_counter) == ["DejaVuSans-Bold.ttf", "DejaVuSans.ttf", "DejaVuSansMono.ttf"]
+    assert sorted(parse_counter) == COMMON_FACES
     render_markdown_pdf(FIRST)
-    render_markdown_pdf(SECOND)  # italic: one face more
-    assert sorted(parse_counter) == [
-        "DejaVuSans-Bold.ttf", "DejaVuSans-Oblique.ttf", "DejaVuSans.ttf", "DejaVuSansMono.ttf"
-    ]  # fmt: skip
     render_markdown_pdf(SECOND)
     assert len(parse_counter) == 4
+    render_markdown_pdf("***Bold italic***, a face more.\n")
+    assert sorted(parse_counter) == sorted([*COMMON_FACES, "DejaVuSans-BoldOblique.ttf"])
+    render_markdown_pdf("***Bold italic*** again.\n")
+    assert len(parse_counter) == 5
 
 
 def test_cached_fonts_render_the_same_bytes_as_parsing_each_time(
@@ -130,3 +146,17 @@ def test_latin_documents_never_parse_a_fallback_font(parse_counter: list[str]) -
     render_markdown_pdf(SECOND)
     render_markdown_pdf(FIRST)
     assert all(name.startswith("DejaVuSans") for name in parse_counter)
+
+
+def test_a_parsed_font_keeps_no_decompiled_glyphs(parse_counter: list[str]) -> None:
+    # fpdf2 decompiles the glyf table while parsing (6,253 glyphs for DejaVu Sans);
+    # the per-process copy must not keep them alive in every worker.
+    def glyphs_alive() -> int:
+        gc.collect()
+        return sum(isinstance(o, Glyph) for o in gc.get_objects())
+
+    before = glyphs_alive()
+    for style in ("", "B", "I"):
+        fontcache.parse(SANS.path_for(style))  # type: ignore[union-attr]
+    assert len(parse_counter) == 3
+    assert glyphs_alive() <= before
