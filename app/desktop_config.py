@@ -26,6 +26,10 @@ from docshelf.app.settings import Settings
 from docshelf.storage.uris import shelf_name_for
 
 SERVER_NAME = "docshelf"
+# What a desktop client that negotiates nothing gets (DOCSHELF_DEFAULT_FEATURES): the note
+# it reads as the one text a model reads best, and no PDF rendered for it. format!=pdf would
+# only move the PDF last, still rendered and sent; compact keeps the first representation.
+DESKTOP_DEFAULT_FEATURES = "format=markdown,verbosity=compact"
 
 
 def docshelf_command(

@@ -13,6 +13,7 @@ import platformdirs
 from pydantic import Field, field_validator, model_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
+from docshelf.app.negotiation import Features, parse_default_features
 from docshelf.storage.shelves import DEFAULT_IGNORE
 from docshelf.storage.uris import is_valid_shelf_name, shelf_name_for
 
@@ -64,6 +65,12 @@ class Settings(BaseSettings):
     )
     binary_cap_mb: float = Field(
         1.0, gt=0, description="negotiation: binary variants above this are left out"
+    )
+    default_features: str = Field(
+        "",
+        description="negotiation: the feature tags a client that negotiates none gets, "
+        "comma-separated as a client sends them (empty: every representation); checked by "
+        "negotiation_default()",
     )
     admin_token: str | None = None
     log_level: str = "info"
@@ -164,6 +171,16 @@ class Settings(BaseSettings):
                 path = Path(entry).expanduser()
                 specs.append((shelf_name_for(path.resolve().name), path))
         return specs
+
+    def negotiation_default(self) -> Features:
+        """``default_features`` parsed; ``ValueError`` in one line naming the setting.
+
+        Not a field validator: pydantic would wrap the one line in its multi-line report.
+        """
+        try:
+            return parse_default_features(self.default_features)
+        except ValueError as exc:
+            raise ValueError(f"DOCSHELF_DEFAULT_FEATURES (--default-features): {exc}") from None
 
     @property
     def resolved_database_url(self) -> str:
