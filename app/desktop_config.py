@@ -7,6 +7,9 @@ names the ``docshelf`` script of the running install by absolute path and carrie
 setting as a flag with absolute paths: nothing is left to ``PATH``, ``DOCSHELF_*``
 variables or the current directory. ``--install`` merges it into the client's file
 (:mod:`app.config_install`) instead of printing it.
+
+Desktop clients negotiate no content, so the entry also carries a text-first default for
+them (:data:`DESKTOP_DEFAULT_FEATURES`, as ``--default-features``) unless told otherwise.
 """
 
 from __future__ import annotations
@@ -54,7 +57,8 @@ def docshelf_command(
 
 
 def stdio_args(settings: Settings) -> list[str]:
-    """``stdio`` and the flags that reproduce ``settings``: shelves always, the rest when set."""
+    """``stdio`` and the flags that reproduce ``settings``: shelves and the negotiation
+    default always (:data:`DESKTOP_DEFAULT_FEATURES` unless set), the rest when set."""
     args = ["stdio"]
     for name, folder in settings.shelf_specs():
         path = folder.expanduser().absolute()
@@ -76,6 +80,9 @@ def stdio_args(settings: Settings) -> list[str]:
     ):
         if field in chosen:
             args += [flag, str(getattr(settings, field))]
+    # Desktop clients negotiate nothing: text first, unless the settings say otherwise.
+    tags = settings.default_features if "default_features" in chosen else DESKTOP_DEFAULT_FEATURES
+    args += ["--default-features", tags]
     if not settings.index_on_start:
         args.append("--no-index")
     if not settings.watch:
@@ -89,6 +96,7 @@ def desktop_entry(
     """The server entry, in ``client``'s shape, that runs ``docshelf stdio`` with ``settings``."""
     if not settings.shelves:
         raise ValueError("no shelf to serve: pass --root DIR (or set DOCSHELF_SHELVES)")
+    settings.negotiation_default()  # a bad one is refused here, not when the client starts
     argv = list(command) if command is not None else docshelf_command()
     return (client or CLIENTS[DEFAULT_CLIENT]).entry([*argv, *stdio_args(settings)])
 
@@ -131,6 +139,14 @@ def add_config_command(
     )
     desktop.add_argument(
         "--name", default=SERVER_NAME, help="the server's name in the client's configuration"
+    )
+    desktop.add_argument(
+        "--default-features",
+        metavar="TAGS",
+        help="content negotiation: the feature tags a client that negotiates none gets, "
+        f"comma-separated as a client sends them (default {DESKTOP_DEFAULT_FEATURES}: the "
+        "Markdown alone, no rendered PDF; '' for every representation; env "
+        "DOCSHELF_DEFAULT_FEATURES)",
     )
     desktop.add_argument(
         "--client",

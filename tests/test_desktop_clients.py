@@ -2,6 +2,8 @@
 
 - Every ``--client`` prints its own top-level key and entry shape, and the entry is a
   ``docshelf stdio`` command line; VS Code's passes VS Code's own schema.
+- The entry gives a client that negotiates nothing the text-first default
+  (``--default-features``), which ``--default-features`` of its own overrides.
 - Each client's file is where its documentation says, per platform.
 - ``--install`` creates a missing file, merges beside other servers and keys without
   touching them, replaces its own entry instead of adding a second, keeps ``FILE.bak``,
@@ -25,8 +27,10 @@ import pytest
 
 from docshelf.app.cli import build_parser, main
 from docshelf.app.desktop_clients import CLIENTS, LINUX, MACOS, WINDOWS
-from tests.support.sdk import as_a_desktop_client, names_once_listed
-from tests.support.servers import child_env, run_docshelf
+from docshelf.app.desktop_config import DESKTOP_DEFAULT_FEATURES
+from tests.support.schema import validate
+from tests.support.sdk import as_a_desktop_client, names_once_listed, raw_read
+from tests.support.servers import MODERN, child_env, run_docshelf
 
 DOCSHELF = Path(sys.executable).with_name("docshelf")
 
@@ -133,6 +137,54 @@ def test_the_vscode_entry_passes_vscodes_own_schema(
         jsonschema.validate(json.loads(claude), VSCODE_MCP_JSON)
 
 
+# --- what a client that negotiates nothing gets ---------------------------------------------------
+
+
+def printed_args(capsys: pytest.CaptureFixture[str], *args: str) -> list[str]:
+    status, out, err = config_desktop(capsys, *args)
+    assert status == 0, err
+    entry_args: list[str] = json.loads(out)["mcpServers"]["docshelf"]["args"]
+    return entry_args
+
+
+def test_the_entry_gives_a_client_that_negotiates_nothing_the_text_first_default(
+    shelf: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    args = printed_args(capsys, "--root", str(shelf))
+    assert args == ["stdio", "--root", str(shelf), *TEXT_FIRST]
+    assert build_parser().parse_args(args).default_features == "format=markdown,verbosity=compact"
+
+
+@pytest.mark.parametrize("tags", ["", "agent,format!=pdf"], ids=["none", "others"])
+def test_default_features_overrides_the_desktop_default(
+    tags: str, shelf: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    args = printed_args(capsys, "--root", str(shelf), "--default-features", tags)
+    assert args == ["stdio", "--root", str(shelf), "--default-features", tags]
+
+
+def test_the_variable_overrides_the_desktop_default_too(
+    shelf: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("DOCSHELF_DEFAULT_FEATURES", "human")
+    args = printed_args(capsys, "--root", str(shelf))
+    assert args == ["stdio", "--root", str(shelf), "--default-features", "human"]
+
+
+def test_a_bad_default_is_one_line_and_no_entry(
+    shelf: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    status, out, err = config_desktop(
+        capsys, "--root", str(shelf), "--default-features", "format=markdown verbosity=compact"
+    )
+    assert status == 2 and out == ""
+    assert err == (
+        "docshelf: DOCSHELF_DEFAULT_FEATURES (--default-features): "
+        "'format=markdown verbosity=compact' is not a feature tag: write name, !name, "
+        "name=value or name!=value, of letters, digits, '_' and '-', comma-separated\n"
+    )
+
+
 # --- where each client keeps its file -------------------------------------------------------------
 
 HOME = Path("/home/me")
@@ -191,7 +243,7 @@ def test_install_writes_the_clients_own_file_by_default(shelf: Path, tmp_path: P
         )
         assert done.returncode == 0, done.stderr
         written = json.loads((home / relative).read_text())
-        assert written["mcpServers"]["docshelf"]["args"] == ["stdio", "--root", str(shelf)]
+        assert written["mcpServers"]["docshelf"] == entry_for(shelf)
         assert f'created {home / relative} with the "docshelf" server' in done.stdout
 
 
@@ -206,8 +258,12 @@ def install(
     )
 
 
+TEXT_FIRST = ["--default-features", DESKTOP_DEFAULT_FEATURES]
+
+
 def entry_for(shelf: Path, *flags: str) -> dict[str, Any]:
-    return {"command": str(DOCSHELF), "args": ["stdio", "--root", str(shelf), *flags]}
+    args = ["stdio", "--root", str(shelf), *TEXT_FIRST, *flags]
+    return {"command": str(DOCSHELF), "args": args}
 
 
 def test_install_creates_a_missing_file_and_its_folder(
@@ -274,7 +330,7 @@ def test_a_second_install_replaces_the_entry_instead_of_adding_one(
     assert out.startswith(f'updated the "docshelf" server in {target}\n')
     servers = json.loads(target.read_text())["servers"]
     assert list(servers) == ["other", "docshelf"]
-    assert servers["docshelf"]["args"] == ["stdio", "--root", str(shelf), "--no-watch"]
+    assert servers["docshelf"]["args"] == entry_for(shelf, "--no-watch")["args"]
     assert target.read_text().count('"docshelf"') == 1
     assert target.with_name("mcp.json.bak").read_bytes() == first  # the state just before
 
@@ -407,7 +463,8 @@ def test_claude_desktop_has_no_file_on_linux_so_install_asks_for_one(
 
 
 def test_an_installed_entry_starts_a_working_server(shelf: Path, tmp_path: Path) -> None:
-    """What --install wrote is what the client runs: start it as VS Code would."""
+    """What --install wrote is what the client runs: start it as VS Code would; a client
+    that negotiates nothing reads a Markdown note as its Markdown alone."""
     target = tmp_path / "Code" / "User" / "mcp.json"
     done = run_docshelf(
         "config",
@@ -426,9 +483,15 @@ def test_an_installed_entry_starts_a_working_server(shelf: Path, tmp_path: Path)
     entry = json.loads(target.read_text())["servers"]["docshelf"]
     assert entry["type"] == "stdio"
 
-    async def session() -> set[str]:
+    (shelf / "today.md").write_text("# Today\n\nA small note.\n")
+
+    async def session() -> dict[str, Any]:
         with anyio.fail_after(90):
             async with as_a_desktop_client(entry) as client:
-                return await names_once_listed(client, "notes.txt")
+                await names_once_listed(client, "today.md")
+                return await raw_read(client, "docshelf://papers/today.md")
 
-    assert "notes.txt" in anyio.run(session)
+    read = anyio.run(session)
+    validate(MODERN, "ReadResourceResult", read)
+    # The text-first default: the note's Markdown, no rendered PDF (issue 24, item 16).
+    assert [c["mimeType"] for c in read["contents"]] == ["text/markdown"]
