@@ -52,11 +52,8 @@ from docshelf import app
 from docshelf.app.asgi import origin_policy
 from docshelf.app.cli import build_parser
 from docshelf.app.desktop_clients import CLIENTS, WINDOWS
-from docshelf.app.desktop_config import (
-    DESKTOP_DEFAULT_FEATURES,
-    desktop_config,
-    docshelf_command,
-)
+from docshelf.app.desktop_config import DESKTOP_DEFAULT_FEATURES, desktop_config
+from docshelf.app.launcher import docshelf_command
 from docshelf.app.settings import Settings
 from docshelf.storage.shelves import IgnoreRules, make_shelves
 from tests.support.markdown import fenced_blocks

@@ -4,6 +4,9 @@
   ``docshelf stdio`` command line; VS Code's passes VS Code's own schema.
 - The entry gives a client that negotiates nothing the text-first default
   (``--default-features``), which ``--default-features`` of its own overrides.
+- Run from a launcher's cache (``uvx``, ``pipx run``), the entry starts docshelf through
+  the launcher, from what it was installed from; ``tests/test_no_clone_start.py`` runs the
+  real launchers and deletes their caches.
 - Each client's file is where its documentation says, per platform.
 - ``--install`` creates a missing file, merges beside other servers and keys without
   touching them, replaces its own entry instead of adding a second, keeps ``FILE.bak``,
@@ -28,6 +31,7 @@ import pytest
 from docshelf.app.cli import build_parser, main
 from docshelf.app.desktop_clients import CLIENTS, LINUX, MACOS, WINDOWS
 from docshelf.app.desktop_config import DESKTOP_DEFAULT_FEATURES
+from docshelf.app.launcher import CACHE_TAG_SIGNATURE, cache_holding, install_spec, launch_command
 from tests.support.schema import validate
 from tests.support.sdk import as_a_desktop_client, names_once_listed, raw_read
 from tests.support.servers import MODERN, child_env, run_docshelf
@@ -182,6 +186,87 @@ def test_a_bad_default_is_one_line_and_no_entry(
         "docshelf: DOCSHELF_DEFAULT_FEATURES (--default-features): "
         "'format=markdown verbosity=compact' is not a feature tag: write name, !name, "
         "name=value or name!=value, of letters, digits, '_' and '-', comma-separated\n"
+    )
+
+
+# --- a command that outlives a launcher's cache ---------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("direct_url", "spec"),
+    [
+        (None, "docshelf==0.1.0"),  # from the package index: this version again
+        (
+            {"url": "file:///home/me/dist/docshelf-0.1.0-py3-none-any.whl", "archive_info": {}},
+            "/home/me/dist/docshelf-0.1.0-py3-none-any.whl",
+        ),
+        ({"url": "file:///home/me/src/docshelf", "dir_info": {}}, "/home/me/src/docshelf"),
+        (
+            {"url": "file:///home/me/My%20Wheels/d.whl", "archive_info": {}},
+            "/home/me/My Wheels/d.whl",
+        ),
+        (
+            {"url": "https://example.org/docshelf-0.1.0.tar.gz", "archive_info": {}},
+            "https://example.org/docshelf-0.1.0.tar.gz",
+        ),
+        (
+            {
+                "url": "https://github.com/me/docshelf",
+                "vcs_info": {"vcs": "git", "commit_id": "ab12"},
+            },
+            "git+https://github.com/me/docshelf@ab12",
+        ),
+    ],
+    ids=["index", "wheel", "folder", "quoted", "archive", "git"],
+)
+def test_the_install_spec_is_what_docshelf_was_installed_from(
+    direct_url: dict[str, Any] | None, spec: str
+) -> None:
+    """PEP 610's direct_url.json, as uvx --from and pipx run --spec take it."""
+    assert install_spec(direct_url, "0.1.0") == spec
+
+
+def environment_in(cache: Path, *markers: str, signature: bytes = CACHE_TAG_SIGNATURE) -> Path:
+    """An environment's folder inside ``cache`` (tagged with ``signature``), with ``markers``."""
+    prefix = cache / "archive-v0" / "abc"
+    prefix.mkdir(parents=True)
+    (cache / "CACHEDIR.TAG").write_bytes(signature + b"\n# a cache\n")
+    (prefix / "CACHEDIR.TAG").write_bytes(CACHE_TAG_SIGNATURE)  # uv tags every venv it makes
+    (prefix / "pyvenv.cfg").write_text("home = /usr/bin\n" + "".join(markers))
+    return prefix
+
+
+def test_a_cache_is_a_folder_above_the_environment_tagged_as_one(tmp_path: Path) -> None:
+    prefix = environment_in(tmp_path / "cache")
+    assert cache_holding(prefix) == tmp_path / "cache"
+    assert cache_holding(tmp_path / "cache") is None  # its own tag does not count
+    untagged = environment_in(tmp_path / "other", signature=b"Signature: something else")
+    assert cache_holding(untagged) is None
+
+
+def test_a_lasting_environment_is_named_directly() -> None:
+    launch = launch_command()  # this venv: not in a cache
+    assert launch.argv == [str(DOCSHELF)] and launch.note is None
+
+
+def test_uvx_not_found_is_named_bare_and_said(tmp_path: Path) -> None:
+    prefix = environment_in(tmp_path / "uv", "uv = 0.13.9\n")
+    launch = launch_command(prefix, environ={}, which=lambda name: None)
+    assert launch.argv[:2] == ["uvx", "--from"] and launch.argv[3:] == ["docshelf"]
+    assert launch.note is not None and launch.note.endswith(
+        "; uvx is not on PATH here: give its absolute path if the client needs it"
+    )
+
+
+def test_an_unknown_cache_is_named_with_a_warning(tmp_path: Path) -> None:
+    prefix = environment_in(tmp_path / "cache")
+    launch = launch_command(prefix, environ={})
+    assert launch.argv == [str(DOCSHELF)]
+    assert launch.note is not None
+    assert launch.note.startswith(
+        f"docshelf: warning: this docshelf runs from {prefix}, inside the cache "
+        f"{tmp_path / 'cache'}: the entry stops working when the cache is cleaned; for one "
+        "that lasts, install docshelf (pipx install "
     )
 
 
