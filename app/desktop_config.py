@@ -75,7 +75,6 @@ def desktop_entry(
     """The server entry, in ``client``'s shape, that runs ``docshelf stdio`` with ``settings``."""
     if not settings.shelves:
         raise ValueError("no shelf to serve: pass --root DIR (or set DOCSHELF_SHELVES)")
-    settings.negotiation_default()  # a bad one is refused here, not when the client starts
     argv = list(command) if command is not None else launch_command().argv
     return (client or CLIENTS[DEFAULT_CLIENT]).entry([*argv, *stdio_args(settings)])
 

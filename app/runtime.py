@@ -122,7 +122,6 @@ class Readiness:
 class Runtime:
     def __init__(self, settings: Settings, *, readiness: Readiness | None = None) -> None:
         self.settings = settings
-        default_features = settings.negotiation_default()  # a bad one stops the start here
         self.shelves = make_shelves(settings.shelf_specs(), IgnoreRules(tuple(settings.ignore)))
         self.database = Database(settings.resolved_database_url)
         self.store = RepresentationStore(settings.store_dir)
@@ -166,7 +165,7 @@ class Runtime:
             self.bus,
             instructions=INSTRUCTIONS,
             keepalive_s=settings.keepalive_s,
-            default_features=default_features,
+            default_features=settings.negotiation_default(),
         )
         # 2025-era HTTP sessions, in the database: every serving process knows every one.
         self.sessions = SessionRegistry(

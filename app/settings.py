@@ -69,8 +69,7 @@ class Settings(BaseSettings):
     default_features: str = Field(
         "",
         description="negotiation: the feature tags a client that negotiates none gets, "
-        "comma-separated as a client sends them (empty: every representation); checked by "
-        "negotiation_default()",
+        "comma-separated as a client sends them (empty: every representation)",
     )
     admin_token: str | None = None
     log_level: str = "info"
@@ -138,6 +137,13 @@ class Settings(BaseSettings):
             raise ValueError("log level must be debug, info, warning, error or critical")
         return value.lower()
 
+    @field_validator("default_features")
+    @classmethod
+    def _tags(cls, value: str) -> str:
+        # A client's bad tag is ignored (SEP requirement 4); the operator's stops the start.
+        parse_default_features(value)
+        return value
+
     @model_validator(mode="after")
     def _check_shelves(self) -> Settings:
         self.shelf_specs()  # raises ValueError on a bad spec
@@ -173,14 +179,8 @@ class Settings(BaseSettings):
         return specs
 
     def negotiation_default(self) -> Features:
-        """``default_features`` parsed; ``ValueError`` in one line naming the setting.
-
-        Not a field validator: pydantic would wrap the one line in its multi-line report.
-        """
-        try:
-            return parse_default_features(self.default_features)
-        except ValueError as exc:
-            raise ValueError(f"DOCSHELF_DEFAULT_FEATURES (--default-features): {exc}") from None
+        """``default_features`` as the negotiation reads it (checked by :meth:`_tags`)."""
+        return parse_default_features(self.default_features)
 
     @property
     def resolved_database_url(self) -> str:

@@ -17,6 +17,7 @@ Every result is validated against its era's schema; the peer is the official SDK
 
 from __future__ import annotations
 
+import shlex
 from pathlib import Path
 from typing import Any
 
@@ -182,7 +183,9 @@ def test_a_bad_default_stops_the_start_in_one_line_naming_the_variable(
     )
     assert done.returncode == 2
     assert done.stderr.count("\n") == 1, done.stderr
-    assert done.stderr.startswith("docshelf: DOCSHELF_DEFAULT_FEATURES (--default-features): ")
+    assert done.stderr.startswith(
+        f"docshelf: DOCSHELF_DEFAULT_FEATURES={shlex.quote(value)} is not valid: "
+    )
     assert complaint in done.stderr
     assert not (tmp_path / "data").exists(), "nothing was started"
 
@@ -200,4 +203,8 @@ def test_the_flag_beats_the_variable(notes: Path, tmp_path: Path) -> None:
         timeout=60,
     )
     assert done.returncode == 2
-    assert "'nonsense==1' is not a feature tag" in done.stderr
+    assert done.stderr == (
+        "docshelf: --default-features nonsense==1 is not valid: 'nonsense==1' is not a "
+        "feature tag: write name, !name, name=value or name!=value, of letters, digits, '_' "
+        "and '-', comma-separated\n"
+    )

@@ -183,7 +183,7 @@ def test_a_bad_default_is_one_line_and_no_entry(
     )
     assert status == 2 and out == ""
     assert err == (
-        "docshelf: DOCSHELF_DEFAULT_FEATURES (--default-features): "
+        "docshelf: --default-features 'format=markdown verbosity=compact' is not valid: "
         "'format=markdown verbosity=compact' is not a feature tag: write name, !name, "
         "name=value or name!=value, of letters, digits, '_' and '-', comma-separated\n"
     )
