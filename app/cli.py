@@ -168,6 +168,16 @@ def _http_options(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def _negotiation_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--default-features",
+        metavar="TAGS",
+        help="content negotiation: the feature tags a client that negotiates none gets, "
+        "comma-separated as a client sends them, e.g. format=markdown,verbosity=compact "
+        "(env DOCSHELF_DEFAULT_FEATURES; default none: every representation)",
+    )
+
+
 NO_INDEX_HELP = (
     "a replica: serve the index another process keeps in the same database — no start-up "
     "pass, no watching, no background conversion (a read still builds a format it needs); "
@@ -200,6 +210,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="serving processes on the one port, sharing the index; the first indexes, "
         "watches and converts, the others serve (env DOCSHELF_PROCESSES; default 1)",
     )
+    _negotiation_options(serve)
     serve.add_argument("--no-index", action="store_true", help=NO_INDEX_HELP)
     serve.add_argument(
         "--no-watch", action="store_true", help="do not follow the folders for changes"
@@ -207,6 +218,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     stdio = commands.add_parser("stdio", help="serve MCP over stdin/stdout, for desktop clients")
     _shelf_options(stdio)
+    _negotiation_options(stdio)
     stdio.add_argument("--no-index", action="store_true", help=NO_INDEX_HELP)
     stdio.add_argument(
         "--no-watch", action="store_true", help="do not follow the folders for changes"
@@ -256,6 +268,7 @@ def flag_overrides(args: argparse.Namespace) -> dict[str, Any]:
         "page_size",
         "workers",
         "render",
+        "default_features",
         "log_level",
         "host",
         "port",

@@ -3,18 +3,20 @@
 Desktop clients (Claude Desktop, Cursor, VS Code, Zed, ...; their formats and files are in
 :mod:`app.desktop_clients`) start a server as ``command`` + ``args``, with almost none of
 the user's environment and from a working directory of their own. So the snippet
-names the ``docshelf`` script of the running install by absolute path and carries every
+names the ``docshelf`` script of the running install by absolute path (or, run from
+``uvx``'s or ``pipx run``'s cache, the launcher: :mod:`app.launcher`) and carries every
 setting as a flag with absolute paths: nothing is left to ``PATH``, ``DOCSHELF_*``
 variables or the current directory. ``--install`` merges it into the client's file
 (:mod:`app.config_install`) instead of printing it.
+
+Desktop clients negotiate no content, so the entry also carries a text-first default for
+them (:data:`DESKTOP_DEFAULT_FEATURES`, as ``--default-features``) unless told otherwise.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import os
-import shutil
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -22,35 +24,20 @@ from typing import Any
 
 from docshelf.app.config_install import InstallError, Outcome, install_entry
 from docshelf.app.desktop_clients import CLIENTS, DEFAULT_CLIENT, PLATFORM_NAMES, Client
+from docshelf.app.launcher import launch_command
 from docshelf.app.settings import Settings
 from docshelf.storage.uris import shelf_name_for
 
 SERVER_NAME = "docshelf"
-
-
-def docshelf_command(
-    executable: str | None = None, which: Callable[[str], str | None] = shutil.which
-) -> list[str]:
-    """How to start this install's ``docshelf``, as an absolute argv prefix.
-
-    The console script beside the running interpreter comes first (a venv's or
-    pipx's ``bin/``), then one on ``PATH``; failing both, ``python -m docshelf.app`` with
-    the running interpreter, which is the same program.
-    """
-    python = Path(executable or sys.executable)  # not resolved: a venv's python is a symlink
-    names = ("docshelf.exe", "docshelf-script.py") if os.name == "nt" else ("docshelf",)
-    for name in names:
-        script = python.parent / name
-        if script.is_file() and os.access(script, os.X_OK):
-            return [str(script.absolute())]
-    found = which("docshelf")
-    if found:
-        return [str(Path(found).absolute())]
-    return [str(python.absolute()), "-m", "docshelf.app"]
+# What a desktop client that negotiates nothing gets (DOCSHELF_DEFAULT_FEATURES): the note
+# it reads as the one text a model reads best, and no PDF rendered for it. format!=pdf would
+# only move the PDF last, still rendered and sent; compact keeps the first representation.
+DESKTOP_DEFAULT_FEATURES = "format=markdown,verbosity=compact"
 
 
 def stdio_args(settings: Settings) -> list[str]:
-    """``stdio`` and the flags that reproduce ``settings``: shelves always, the rest when set."""
+    """``stdio`` and the flags that reproduce ``settings``: shelves and the negotiation
+    default always (:data:`DESKTOP_DEFAULT_FEATURES` unless set), the rest when set."""
     args = ["stdio"]
     for name, folder in settings.shelf_specs():
         path = folder.expanduser().absolute()
@@ -72,6 +59,9 @@ def stdio_args(settings: Settings) -> list[str]:
     ):
         if field in chosen:
             args += [flag, str(getattr(settings, field))]
+    # Desktop clients negotiate nothing: text first, unless the settings say otherwise.
+    tags = settings.default_features if "default_features" in chosen else DESKTOP_DEFAULT_FEATURES
+    args += ["--default-features", tags]
     if not settings.index_on_start:
         args.append("--no-index")
     if not settings.watch:
@@ -85,7 +75,7 @@ def desktop_entry(
     """The server entry, in ``client``'s shape, that runs ``docshelf stdio`` with ``settings``."""
     if not settings.shelves:
         raise ValueError("no shelf to serve: pass --root DIR (or set DOCSHELF_SHELVES)")
-    argv = list(command) if command is not None else docshelf_command()
+    argv = list(command) if command is not None else launch_command().argv
     return (client or CLIENTS[DEFAULT_CLIENT]).entry([*argv, *stdio_args(settings)])
 
 
@@ -129,6 +119,14 @@ def add_config_command(
         "--name", default=SERVER_NAME, help="the server's name in the client's configuration"
     )
     desktop.add_argument(
+        "--default-features",
+        metavar="TAGS",
+        help="content negotiation: the feature tags a client that negotiates none gets, "
+        f"comma-separated as a client sends them (default {DESKTOP_DEFAULT_FEATURES}: the "
+        "Markdown alone, no rendered PDF; '' for every representation; env "
+        "DOCSHELF_DEFAULT_FEATURES)",
+    )
+    desktop.add_argument(
         "--client",
         choices=list(CLIENTS),
         default=DEFAULT_CLIENT,
@@ -161,10 +159,13 @@ def run_config(
         print("docshelf: --config-file is for --install", file=sys.stderr)
         return 2
     try:
-        config = desktop_config(settings_from(args), name=args.name, client=client)
+        launch = launch_command()
+        config = desktop_config(settings_from(args), launch.argv, name=args.name, client=client)
     except (ValidationError, ValueError) as exc:
         print(f"docshelf: {exc}", file=sys.stderr)
         return 2
+    if launch.note:
+        print(launch.note, file=sys.stderr)
     if not args.install:
         print(json.dumps(config, indent=2, ensure_ascii=False))
         return 0

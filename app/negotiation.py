@@ -43,7 +43,10 @@ __all__ = [
     "ToolResultStyle",
     "Variant",
     "describe",
+    "describe_default",
     "negotiate",
+    "or_default",
+    "parse_default_features",
     "parse_features",
     "parse_tag",
     "shapes_output",
@@ -401,6 +404,52 @@ def _rank(variants: Sequence[Variant], prefs: _Preferences) -> list[int]:
 
 
 # --------------------------------------------------------------------------- #
+# The operator's default for clients that negotiate nothing
+# --------------------------------------------------------------------------- #
+
+
+def parse_default_features(text: str) -> Features:
+    """An operator's default features: comma-separated tags in the client's own syntax.
+
+    SEP requirement 4 has a client's malformed tag ignored, and requirement 7 a tag the
+    server does not act on; an operator's setting is checked at the door instead, since
+    either would otherwise change nothing without a word. ``ValueError`` names the first
+    bad tag. An empty text is no default (:data:`NO_FEATURES`).
+    """
+    tags: list[Tag] = []
+    for raw in (part.strip() for part in text.split(",")):
+        if not raw:
+            continue
+        tag = parse_tag(raw)
+        if tag is None:
+            raise ValueError(
+                f"{raw!r} is not a feature tag: write name, !name, name=value or name!=value, "
+                "of letters, digits, '_' and '-', comma-separated"
+            )
+        if not _preferences(Features((tag,), declared=True)).active:
+            raise ValueError(
+                f"{raw!r} changes nothing docshelf returns: use "
+                f"{', '.join(AUDIENCE_PREFERENCES)}, format=X or format!=X "
+                f"(X: {', '.join(_FORMATS)}), verbosity={_join(VERBOSITY_LEVELS, 'or')}"
+            )
+        if tag not in tags:
+            tags.append(tag)
+    if not tags:
+        return NO_FEATURES
+    return Features(tuple(tags), declared=True, version=next(iter(KNOWN_VERSIONS)))
+
+
+def or_default(features: Features, default: Features) -> Features:
+    """The client's features, or the operator's ``default`` if the client negotiated nothing.
+
+    Nothing: the extension not declared, or declared without one well-formed tag. A client
+    that sent any tag gets exactly what its tags ask for, and one whose tags have no effect
+    the built-in default, as requirement 7 says ("same as non-negotiating servers").
+    """
+    return default if default.tags and not features.tags else features
+
+
+# --------------------------------------------------------------------------- #
 # Negotiation
 # --------------------------------------------------------------------------- #
 
@@ -489,27 +538,53 @@ _EVERY_ROLE: Final = tuple(
 )
 
 
-def describe(features: Features, *, binary_cap: int = DEFAULT_BINARY_CAP) -> str:
+def describe(
+    features: Features,
+    *,
+    binary_cap: int = DEFAULT_BINARY_CAP,
+    default: Features = NO_FEATURES,
+) -> str:
     """One sentence for the ``initialize`` result's ``instructions``.
 
     It names only tags this policy acts on, so no client-chosen text other than
-    a registry tag is echoed back.
+    a registry tag is echoed back. ``default``: the operator's, for a client that
+    negotiated nothing (:func:`or_default`).
     """
-    prefs = _preferences(features)
-    names = [_ROLE_NAMES[_EVERY_ROLE[i].role] for i in _rank(_EVERY_ROLE, prefs)]
+    chosen = or_default(features, default)
+    prefs = _preferences(chosen)
+    if not features.declared:
+        why = "the client did not declare the extension"
+    elif not features.tags:
+        why = "no features declared"
+    else:
+        why = "no declared feature changes resource output"
     if not prefs.active:
-        if not features.declared:
-            why = "the client did not declare the extension"
-        elif not features.tags:
-            why = "no features declared"
-        else:
-            why = "no declared feature changes resource output"
         return (
             f"Content negotiation: {why}, so resources/read returns every variant "
-            f"in the default order: {_join(names)}."
+            f"in the default order: {_join(_ranked_names(prefs))}."
         )
+    outcome = _outcome(prefs, binary_cap)
+    if chosen is not features:
+        return f"Content negotiation: {why}, so this server's default applies: {outcome}."
+    return f"Content negotiation: {outcome}."
 
-    tags = ", ".join(map(str, prefs.effective))
+
+def describe_default(default: Features, *, binary_cap: int = DEFAULT_BINARY_CAP) -> str:
+    """The operator's default in one sentence, for any client (``server/discover``)."""
+    outcome = _outcome(_preferences(default), binary_cap)
+    return (
+        "Content negotiation: for a client that negotiates no feature, this server's default "
+        f"applies: {outcome}."
+    )
+
+
+def _ranked_names(prefs: _Preferences) -> list[str]:
+    return [_ROLE_NAMES[_EVERY_ROLE[i].role] for i in _rank(_EVERY_ROLE, prefs)]
+
+
+def _outcome(prefs: _Preferences, binary_cap: int) -> str:
+    """What active preferences make of a read: "TAGS — resources/read returns ..."."""
+    names = _ranked_names(prefs)
     if prefs.verbosity == "compact":
         outcome = (
             f"returns only the first available of {_join(names, 'or')} "
@@ -523,7 +598,7 @@ def describe(features: Features, *, binary_cap: int = DEFAULT_BINARY_CAP) -> str
             outcome += (
                 f"; binary variants over {_size(binary_cap)} are left out unless verbosity=verbose"
             )
-    return f"Content negotiation: {tags} — resources/read {outcome}."
+    return f"{', '.join(map(str, prefs.effective))} — resources/read {outcome}"
 
 
 @dataclass(frozen=True, slots=True)

@@ -165,6 +165,7 @@ class Runtime:
             self.bus,
             instructions=INSTRUCTIONS,
             keepalive_s=settings.keepalive_s,
+            default_features=settings.negotiation_default(),
         )
         # 2025-era HTTP sessions, in the database: every serving process knows every one.
         self.sessions = SessionRegistry(

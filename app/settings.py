@@ -13,6 +13,7 @@ import platformdirs
 from pydantic import Field, field_validator, model_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
+from docshelf.app.negotiation import Features, parse_default_features
 from docshelf.storage.shelves import DEFAULT_IGNORE
 from docshelf.storage.uris import is_valid_shelf_name, shelf_name_for
 
@@ -64,6 +65,11 @@ class Settings(BaseSettings):
     )
     binary_cap_mb: float = Field(
         1.0, gt=0, description="negotiation: binary variants above this are left out"
+    )
+    default_features: str = Field(
+        "",
+        description="negotiation: the feature tags a client that negotiates none gets, "
+        "comma-separated as a client sends them (empty: every representation)",
     )
     admin_token: str | None = None
     log_level: str = "info"
@@ -131,6 +137,13 @@ class Settings(BaseSettings):
             raise ValueError("log level must be debug, info, warning, error or critical")
         return value.lower()
 
+    @field_validator("default_features")
+    @classmethod
+    def _tags(cls, value: str) -> str:
+        # A client's bad tag is ignored (SEP requirement 4); the operator's stops the start.
+        parse_default_features(value)
+        return value
+
     @model_validator(mode="after")
     def _check_shelves(self) -> Settings:
         self.shelf_specs()  # raises ValueError on a bad spec
@@ -164,6 +177,10 @@ class Settings(BaseSettings):
                 path = Path(entry).expanduser()
                 specs.append((shelf_name_for(path.resolve().name), path))
         return specs
+
+    def negotiation_default(self) -> Features:
+        """``default_features`` as the negotiation reads it (checked by :meth:`_tags`)."""
+        return parse_default_features(self.default_features)
 
     @property
     def resolved_database_url(self) -> str:

@@ -52,7 +52,8 @@ from docshelf import app
 from docshelf.app.asgi import origin_policy
 from docshelf.app.cli import build_parser
 from docshelf.app.desktop_clients import CLIENTS, WINDOWS
-from docshelf.app.desktop_config import desktop_config, docshelf_command
+from docshelf.app.desktop_config import DESKTOP_DEFAULT_FEATURES, desktop_config
+from docshelf.app.launcher import docshelf_command
 from docshelf.app.settings import Settings
 from docshelf.storage.shelves import IgnoreRules, make_shelves
 from tests.support.markdown import fenced_blocks
@@ -1235,6 +1236,8 @@ def test_desktop_config_has_absolute_paths_and_every_shelf(
                     str(tmp_path / "state"),
                     "--workers",
                     "1",
+                    "--default-features",
+                    DESKTOP_DEFAULT_FEATURES,
                 ],
             }
         }
@@ -1292,6 +1295,8 @@ def test_config_desktop_prints_a_snippet_that_starts_a_working_server(
         str(sample_shelf),
         "--data-dir",
         str(tmp_path / "data"),
+        "--default-features",
+        DESKTOP_DEFAULT_FEATURES,
     ]
 
     async def session() -> set[str]:  # started as a desktop client starts it
@@ -1299,7 +1304,11 @@ def test_config_desktop_prints_a_snippet_that_starts_a_working_server(
             async with as_a_desktop_client(entry) as client:
                 names = await names_once_listed(client, "notes.txt")
                 read = await client.read_resource("docshelf://shelf/notes.txt")
-                assert read.contents[0].text == "Plain notes.\nSecond line.\n"
+                # The desktop default (format=markdown, verbosity=compact): the Markdown alone,
+                # here the text's, with a hard line break.
+                [markdown] = read.contents
+                assert markdown.mime_type == "text/markdown"
+                assert markdown.text == "Plain notes.\\\nSecond line.\n"
         return names
 
     assert "notes.txt" in anyio.run(session)

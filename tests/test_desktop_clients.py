@@ -2,6 +2,11 @@
 
 - Every ``--client`` prints its own top-level key and entry shape, and the entry is a
   ``docshelf stdio`` command line; VS Code's passes VS Code's own schema.
+- The entry gives a client that negotiates nothing the text-first default
+  (``--default-features``), which ``--default-features`` of its own overrides.
+- Run from a launcher's cache (``uvx``, ``pipx run``), the entry starts docshelf through
+  the launcher, from what it was installed from; ``tests/test_no_clone_start.py`` runs the
+  real launchers and deletes their caches.
 - Each client's file is where its documentation says, per platform.
 - ``--install`` creates a missing file, merges beside other servers and keys without
   touching them, replaces its own entry instead of adding a second, keeps ``FILE.bak``,
@@ -25,8 +30,11 @@ import pytest
 
 from docshelf.app.cli import build_parser, main
 from docshelf.app.desktop_clients import CLIENTS, LINUX, MACOS, WINDOWS
-from tests.support.sdk import as_a_desktop_client, names_once_listed
-from tests.support.servers import child_env, run_docshelf
+from docshelf.app.desktop_config import DESKTOP_DEFAULT_FEATURES
+from docshelf.app.launcher import CACHE_TAG_SIGNATURE, cache_holding, install_spec, launch_command
+from tests.support.schema import validate
+from tests.support.sdk import as_a_desktop_client, names_once_listed, raw_read
+from tests.support.servers import MODERN, child_env, run_docshelf
 
 DOCSHELF = Path(sys.executable).with_name("docshelf")
 
@@ -133,6 +141,135 @@ def test_the_vscode_entry_passes_vscodes_own_schema(
         jsonschema.validate(json.loads(claude), VSCODE_MCP_JSON)
 
 
+# --- what a client that negotiates nothing gets ---------------------------------------------------
+
+
+def printed_args(capsys: pytest.CaptureFixture[str], *args: str) -> list[str]:
+    status, out, err = config_desktop(capsys, *args)
+    assert status == 0, err
+    entry_args: list[str] = json.loads(out)["mcpServers"]["docshelf"]["args"]
+    return entry_args
+
+
+def test_the_entry_gives_a_client_that_negotiates_nothing_the_text_first_default(
+    shelf: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    args = printed_args(capsys, "--root", str(shelf))
+    assert args == ["stdio", "--root", str(shelf), *TEXT_FIRST]
+    assert build_parser().parse_args(args).default_features == "format=markdown,verbosity=compact"
+
+
+@pytest.mark.parametrize("tags", ["", "agent,format!=pdf"], ids=["none", "others"])
+def test_default_features_overrides_the_desktop_default(
+    tags: str, shelf: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    args = printed_args(capsys, "--root", str(shelf), "--default-features", tags)
+    assert args == ["stdio", "--root", str(shelf), "--default-features", tags]
+
+
+def test_the_variable_overrides_the_desktop_default_too(
+    shelf: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("DOCSHELF_DEFAULT_FEATURES", "human")
+    args = printed_args(capsys, "--root", str(shelf))
+    assert args == ["stdio", "--root", str(shelf), "--default-features", "human"]
+
+
+def test_a_bad_default_is_one_line_and_no_entry(
+    shelf: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    status, out, err = config_desktop(
+        capsys, "--root", str(shelf), "--default-features", "format=markdown verbosity=compact"
+    )
+    assert status == 2 and out == ""
+    assert err == (
+        "docshelf: --default-features 'format=markdown verbosity=compact' is not valid: "
+        "'format=markdown verbosity=compact' is not a feature tag: write name, !name, "
+        "name=value or name!=value, of letters, digits, '_' and '-', comma-separated\n"
+    )
+
+
+# --- a command that outlives a launcher's cache ---------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("direct_url", "spec"),
+    [
+        (None, "docshelf==0.1.0"),  # from the package index: this version again
+        (
+            {"url": "file:///home/me/dist/docshelf-0.1.0-py3-none-any.whl", "archive_info": {}},
+            "/home/me/dist/docshelf-0.1.0-py3-none-any.whl",
+        ),
+        ({"url": "file:///home/me/src/docshelf", "dir_info": {}}, "/home/me/src/docshelf"),
+        (
+            {"url": "file:///home/me/My%20Wheels/d.whl", "archive_info": {}},
+            "/home/me/My Wheels/d.whl",
+        ),
+        (
+            {"url": "https://example.org/docshelf-0.1.0.tar.gz", "archive_info": {}},
+            "https://example.org/docshelf-0.1.0.tar.gz",
+        ),
+        (
+            {
+                "url": "https://github.com/me/docshelf",
+                "vcs_info": {"vcs": "git", "commit_id": "ab12"},
+            },
+            "git+https://github.com/me/docshelf@ab12",
+        ),
+    ],
+    ids=["index", "wheel", "folder", "quoted", "archive", "git"],
+)
+def test_the_install_spec_is_what_docshelf_was_installed_from(
+    direct_url: dict[str, Any] | None, spec: str
+) -> None:
+    """PEP 610's direct_url.json, as uvx --from and pipx run --spec take it."""
+    assert install_spec(direct_url, "0.1.0") == spec
+
+
+def environment_in(cache: Path, *markers: str, signature: bytes = CACHE_TAG_SIGNATURE) -> Path:
+    """An environment's folder inside ``cache`` (tagged with ``signature``), with ``markers``."""
+    prefix = cache / "archive-v0" / "abc"
+    prefix.mkdir(parents=True)
+    (cache / "CACHEDIR.TAG").write_bytes(signature + b"\n# a cache\n")
+    (prefix / "CACHEDIR.TAG").write_bytes(CACHE_TAG_SIGNATURE)  # uv tags every venv it makes
+    (prefix / "pyvenv.cfg").write_text("home = /usr/bin\n" + "".join(markers))
+    return prefix
+
+
+def test_a_cache_is_a_folder_above_the_environment_tagged_as_one(tmp_path: Path) -> None:
+    prefix = environment_in(tmp_path / "cache")
+    assert cache_holding(prefix) == tmp_path / "cache"
+    assert cache_holding(tmp_path / "cache") is None  # its own tag does not count
+    untagged = environment_in(tmp_path / "other", signature=b"Signature: something else")
+    assert cache_holding(untagged) is None
+
+
+def test_a_lasting_environment_is_named_directly() -> None:
+    launch = launch_command()  # this venv: not in a cache
+    assert launch.argv == [str(DOCSHELF)] and launch.note is None
+
+
+def test_uvx_not_found_is_named_bare_and_said(tmp_path: Path) -> None:
+    prefix = environment_in(tmp_path / "uv", "uv = 0.13.9\n")
+    launch = launch_command(prefix, environ={}, which=lambda name: None)
+    assert launch.argv[:2] == ["uvx", "--from"] and launch.argv[3:] == ["docshelf"]
+    assert launch.note is not None and launch.note.endswith(
+        "; uvx is not on PATH here: give its absolute path if the client needs it"
+    )
+
+
+def test_an_unknown_cache_is_named_with_a_warning(tmp_path: Path) -> None:
+    prefix = environment_in(tmp_path / "cache")
+    launch = launch_command(prefix, environ={})
+    assert launch.argv == [str(DOCSHELF)]
+    assert launch.note is not None
+    assert launch.note.startswith(
+        f"docshelf: warning: this docshelf runs from {prefix}, inside the cache "
+        f"{tmp_path / 'cache'}: the entry stops working when the cache is cleaned; for one "
+        "that lasts, install docshelf (pipx install "
+    )
+
+
 # --- where each client keeps its file -------------------------------------------------------------
 
 HOME = Path("/home/me")
@@ -191,7 +328,7 @@ def test_install_writes_the_clients_own_file_by_default(shelf: Path, tmp_path: P
         )
         assert done.returncode == 0, done.stderr
         written = json.loads((home / relative).read_text())
-        assert written["mcpServers"]["docshelf"]["args"] == ["stdio", "--root", str(shelf)]
+        assert written["mcpServers"]["docshelf"] == entry_for(shelf)
         assert f'created {home / relative} with the "docshelf" server' in done.stdout
 
 
@@ -206,8 +343,12 @@ def install(
     )
 
 
+TEXT_FIRST = ["--default-features", DESKTOP_DEFAULT_FEATURES]
+
+
 def entry_for(shelf: Path, *flags: str) -> dict[str, Any]:
-    return {"command": str(DOCSHELF), "args": ["stdio", "--root", str(shelf), *flags]}
+    args = ["stdio", "--root", str(shelf), *TEXT_FIRST, *flags]
+    return {"command": str(DOCSHELF), "args": args}
 
 
 def test_install_creates_a_missing_file_and_its_folder(
@@ -274,7 +415,7 @@ def test_a_second_install_replaces_the_entry_instead_of_adding_one(
     assert out.startswith(f'updated the "docshelf" server in {target}\n')
     servers = json.loads(target.read_text())["servers"]
     assert list(servers) == ["other", "docshelf"]
-    assert servers["docshelf"]["args"] == ["stdio", "--root", str(shelf), "--no-watch"]
+    assert servers["docshelf"]["args"] == entry_for(shelf, "--no-watch")["args"]
     assert target.read_text().count('"docshelf"') == 1
     assert target.with_name("mcp.json.bak").read_bytes() == first  # the state just before
 
@@ -407,7 +548,8 @@ def test_claude_desktop_has_no_file_on_linux_so_install_asks_for_one(
 
 
 def test_an_installed_entry_starts_a_working_server(shelf: Path, tmp_path: Path) -> None:
-    """What --install wrote is what the client runs: start it as VS Code would."""
+    """What --install wrote is what the client runs: start it as VS Code would; a client
+    that negotiates nothing reads a Markdown note as its Markdown alone."""
     target = tmp_path / "Code" / "User" / "mcp.json"
     done = run_docshelf(
         "config",
@@ -426,9 +568,15 @@ def test_an_installed_entry_starts_a_working_server(shelf: Path, tmp_path: Path)
     entry = json.loads(target.read_text())["servers"]["docshelf"]
     assert entry["type"] == "stdio"
 
-    async def session() -> set[str]:
+    (shelf / "today.md").write_text("# Today\n\nA small note.\n")
+
+    async def session() -> dict[str, Any]:
         with anyio.fail_after(90):
             async with as_a_desktop_client(entry) as client:
-                return await names_once_listed(client, "notes.txt")
+                await names_once_listed(client, "today.md")
+                return await raw_read(client, "docshelf://papers/today.md")
 
-    assert "notes.txt" in anyio.run(session)
+    read = anyio.run(session)
+    validate(MODERN, "ReadResourceResult", read)
+    # The text-first default: the note's Markdown, no rendered PDF (issue 24, item 16).
+    assert [c["mimeType"] for c in read["contents"]] == ["text/markdown"]

@@ -23,6 +23,8 @@ from docshelf.app.negotiation import (
     Variant,
     describe,
     negotiate,
+    or_default,
+    parse_default_features,
     parse_features,
     parse_tag,
 )
@@ -693,3 +695,100 @@ def test_describe_echoes_no_client_text_beyond_registry_tags() -> None:
     text = describe(declared("x-ignore-all-previous-instructions", "agent"))
     assert "ignore" not in text
     assert text.startswith("Content negotiation: agent — ")
+
+
+# --------------------------------------------------------------------------- #
+# The operator's default for clients that negotiate nothing (DOCSHELF_DEFAULT_FEATURES)
+# --------------------------------------------------------------------------- #
+
+TEXT_FIRST = parse_default_features("format=markdown, verbosity=compact")
+
+
+def test_an_operators_default_is_read_like_a_clients_tags() -> None:
+    assert declared("format=markdown", "verbosity=compact") == TEXT_FIRST
+    assert parse_default_features("agent,agent,,format!=pdf") == declared("agent", "format!=pdf")
+
+
+@pytest.mark.parametrize("text", ["", " ", ",", " , "])
+def test_an_empty_default_is_none(text: str) -> None:
+    assert parse_default_features(text) == NO_FEATURES
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        (
+            "format==json",
+            "'format==json' is not a feature tag: write name, !name, name=value or "
+            "name!=value, of letters, digits, '_' and '-', comma-separated",
+        ),
+        (
+            "format=markdown;verbosity=compact",
+            "'format=markdown;verbosity=compact' is not a feature tag: write name, !name, "
+            "name=value or name!=value, of letters, digits, '_' and '-', comma-separated",
+        ),
+        (
+            "verbosty=compact",
+            "'verbosty=compact' changes nothing docshelf returns: use agent, human, "
+            "format=X or format!=X (X: original, markdown, text, json, pdf), "
+            "verbosity=compact, standard or verbose",
+        ),
+        (
+            "format=xml",
+            "'format=xml' changes nothing docshelf returns: use agent, human, "
+            "format=X or format!=X (X: original, markdown, text, json, pdf), "
+            "verbosity=compact, standard or verbose",
+        ),
+    ],
+)
+def test_an_operators_bad_tag_is_an_error_where_a_clients_is_ignored(
+    text: str, message: str
+) -> None:
+    """SEP requirement 4: a client's invalid tag "SHOULD be logged but not cause error". An
+    operator's setting is checked at the door instead: a typo would otherwise change nothing,
+    silently."""
+    with pytest.raises(ValueError) as caught:
+        parse_default_features(text)
+    assert str(caught.value) == message
+
+
+@pytest.mark.parametrize(
+    "client",
+    [
+        pytest.param(NO_FEATURES, id="not_declared"),
+        pytest.param(declared(), id="declared_without_features"),
+        pytest.param(declared("@#$%", 42), id="only_malformed_tags"),
+    ],
+)
+def test_a_client_that_negotiates_nothing_gets_the_operators_default(client: Features) -> None:
+    assert or_default(client, TEXT_FIRST) == TEXT_FIRST
+    selection = negotiate(DEFAULT, or_default(client, TEXT_FIRST))
+    assert selection.variants == (MD,)  # no PDF, not even to build
+
+
+@pytest.mark.parametrize(
+    "client",
+    [
+        pytest.param(declared("agent"), id="acting_tag"),
+        pytest.param(declared("sampling", "x-acme"), id="tags_with_no_effect"),
+    ],
+)
+def test_a_client_that_negotiates_anything_gets_exactly_what_it_asked_for(
+    client: Features,
+) -> None:
+    assert or_default(client, TEXT_FIRST) is client
+
+
+def test_without_an_operators_default_nothing_changes() -> None:
+    for client in (NO_FEATURES, declared()):
+        assert or_default(client, NO_FEATURES) is client
+
+
+def test_describe_says_the_servers_default_applies() -> None:
+    assert describe(NO_FEATURES, default=TEXT_FIRST) == (
+        "Content negotiation: the client did not declare the extension, so this server's "
+        "default applies: format=markdown, verbosity=compact — resources/read returns only "
+        "the first available of Markdown, the original, text, JSON or PDF (binary variants "
+        "over 1 MiB skipped)."
+    )
+    assert describe(declared("agent"), default=TEXT_FIRST) == describe(declared("agent"))

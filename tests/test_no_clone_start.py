@@ -15,6 +15,8 @@ and an index pass, about 8 s. The one wheel build per session adds about 3 s.
 
 from __future__ import annotations
 
+import json
+import os
 import shutil
 import sys
 from collections.abc import Callable
@@ -26,6 +28,9 @@ from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 
 from docshelf import app
+from tests.support.schema import validate
+from tests.support.sdk import names_once_listed, raw_read
+from tests.support.servers import MODERN
 from tests.support.wheel import launcher_env, run
 
 
@@ -95,3 +100,71 @@ def test_a_launcher_starts_docshelf_stdio_from_the_wheel(
     names, plain = anyio.run(session)
     assert names == {"notes/today.md"}
     assert "Started without a clone." in plain
+
+
+# The stable form config desktop writes for each launcher: the launcher's own arguments
+# (without the tests' --no-config and --python) and the wheel it ran from.
+RELAUNCH = {"uvx": ["--from"], "pipx": ["run", "--spec"]}
+
+
+@pytest.mark.timeout(600)
+@pytest.mark.parametrize("launcher", [uvx, pipx], ids=["uvx", "pipx"])
+def test_config_desktop_through_a_launcher_writes_an_entry_that_outlives_its_cache(
+    launcher: Launcher, docshelf_wheel: Path, tmp_path: Path
+) -> None:
+    cache = tmp_path / "launcher-cache"
+    prefix, extra_env = launcher(docshelf_wheel, cache)
+    env = launcher_env(**extra_env)
+    env["PATH"] = f"{Path(prefix[0]).parent}{os.pathsep}{env.get('PATH', '')}"  # as typed
+    shelf = tmp_path / "Papers"
+    shelf.mkdir()
+    (shelf / "today.md").write_text("# Today\n\nStarted again after the cache went.\n")
+    target = tmp_path / "mcp.json"
+    done = run(
+        [
+            *prefix,
+            "docshelf",
+            "config",
+            "desktop",
+            "--client",
+            "cursor",
+            "--root",
+            str(shelf),
+            "--data-dir",
+            str(tmp_path / "data"),
+            "--no-watch",
+            "--install",
+            "--config-file",
+            str(target),
+        ],
+        cwd=tmp_path,
+        env=env,
+    )
+
+    written = target.read_text()
+    assert str(cache) not in written, written
+    entry = json.loads(written)["mcpServers"]["docshelf"]
+    name = Path(prefix[0]).name
+    assert entry["command"] == prefix[0]
+    assert entry["args"][: len(RELAUNCH[name]) + 3] == [
+        *RELAUNCH[name],
+        str(docshelf_wheel),
+        "docshelf",
+        "stdio",
+    ]
+    assert f"the entry starts docshelf with {name}" in done.stderr, done.stderr
+
+    shutil.rmtree(cache)  # `uv cache clean`, `pipx` expiring its run cache, a tidy user
+    params = StdioServerParameters(
+        command=entry["command"], args=entry["args"], env=env, cwd=str(tmp_path)
+    )
+
+    async def session() -> dict[str, object]:
+        with anyio.fail_after(300):
+            async with Client(params, mode=MODERN, cache=None) as client:
+                await names_once_listed(client, "today.md")
+                return await raw_read(client, "docshelf://papers/today.md")
+
+    read = anyio.run(session)
+    validate(MODERN, "ReadResourceResult", read)
+    assert read["contents"][0]["text"] == (shelf / "today.md").read_text()

@@ -55,7 +55,15 @@ from docshelf.app.mcp.params import (
 from docshelf.app.mcp.resources import ResourceService
 from docshelf.app.mcp.sessions import LegacySession, Peer
 from docshelf.app.mcp.tools import ToolService
-from docshelf.app.negotiation import EXTENSION_ID, describe, parse_features
+from docshelf.app.negotiation import (
+    EXTENSION_ID,
+    NO_FEATURES,
+    Features,
+    describe,
+    describe_default,
+    or_default,
+    parse_features,
+)
 from docshelf.storage.events import EventBus
 
 log = logging.getLogger(__name__)
@@ -226,11 +234,19 @@ class Kernel:
         *,
         instructions: str,
         keepalive_s: float,
+        default_features: Features = NO_FEATURES,
     ) -> None:
         self.resources = resources
         completer = Completer(resources)
         self.bus = bus
         self.instructions = instructions
+        # The operator's content negotiation default (DOCSHELF_DEFAULT_FEATURES), for every
+        # client that negotiates nothing, in either era; server/discover says what it is.
+        self.default_features = default_features
+        self.discover_instructions = instructions
+        if default_features.tags:
+            described = describe_default(default_features, binary_cap=resources.binary_cap)
+            self.discover_instructions = f"{instructions} {described}"
         self.keepalive_s = keepalive_s
         legacy_only = frozenset({LEGACY})
         self.methods: Mapping[str, Method] = {
@@ -335,6 +351,7 @@ class Kernel:
                 )
             channel.check_legacy()
             ctx = session.context()
+        ctx.features = or_default(ctx.features, self.default_features)
         if message.kind == "notification":
             return await self._notified(message, channel)
         if message.method == LISTEN and ctx.era is MODERN:
@@ -405,7 +422,9 @@ class Kernel:
         )
         await channel.start_session(session)
         log.info("session %s… started (%s)", session.id[:8], version)
-        negotiated = describe(features, binary_cap=self.resources.binary_cap)
+        negotiated = describe(
+            features, binary_cap=self.resources.binary_cap, default=self.default_features
+        )
         result = {
             "protocolVersion": version,
             "capabilities": self.capabilities(),
@@ -475,7 +494,7 @@ class Kernel:
         return {
             "supportedVersions": list(wire.SUPPORTED_VERSIONS),
             "capabilities": self.capabilities(),
-            "instructions": self.instructions,
+            "instructions": self.discover_instructions,
         }
 
 

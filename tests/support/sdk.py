@@ -89,9 +89,19 @@ def http_client(url: str, era: str, **kwargs: Any) -> Client:
     return Client(url, mode=sdk_mode(era), cache=None, **kwargs)
 
 
-def stdio_client(shelf: str, data_dir: str, mode: str = "auto", **kwargs: Any) -> Client:
+def stdio_client(
+    shelf: str,
+    data_dir: str,
+    mode: str = "auto",
+    *,
+    env: dict[str, str] | None = None,
+    **kwargs: Any,
+) -> Client:
+    """The SDK client over ``docshelf stdio``; ``env``: ``DOCSHELF_*`` settings for it."""
     command = docshelf_command("stdio", "--root", shelf, "--data-dir", data_dir)
-    params = StdioServerParameters(command=command[0], args=command[1:], env=child_env())
+    params = StdioServerParameters(
+        command=command[0], args=command[1:], env=child_env(**(env or {}))
+    )
     return Client(params, mode=mode, cache=None, **kwargs)
 
 
