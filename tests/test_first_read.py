@@ -287,6 +287,25 @@ async def test_subscribing_to_a_part_of_a_pending_document_converts_it_and_hears
     assert "Install it now." in markdown["text"]
 
 
+def test_a_read_that_needs_only_the_original_of_a_pending_document_converts_nothing(
+    pending_shelf: tuple[Path, Path],
+) -> None:
+    """A desktop client's text-first default asks a Markdown note for its original alone:
+    it is there, so the read answers at once and converts nothing."""
+    shelf, data = pending_shelf
+    env = child_env(DOCSHELF_DEFAULT_FEATURES="format=markdown,verbosity=compact")
+    with serve(shelf, data, "--no-index", env=env, formats_built=False) as server:
+        client = RawClient(server.url)
+        uri = "docshelf://shelf/guide.md"
+        read = client.modern("resources/read", {"uri": uri}).json()["result"]
+        validate(MODERN, "ReadResourceResult", read)
+        assert _mime_types(read) == ["text/markdown"]
+        assert read["contents"][0]["text"].startswith("# Guide")
+        metadata = client.modern("resources/metadata", {"uri": uri}).json()["result"]
+        assert metadata["metadata"][0]["_meta"][DOCUMENT]["state"] == "pending"
+        client.close()
+
+
 # -- 3. an on-demand read is recorded when its worker finishes -----------------------------------
 
 

@@ -265,7 +265,7 @@ class ResourceService:
             return self._read_part(ctx, uri, pick)
         record = self.require(ctx, uri)
         variants, omitted = self._picked(record, *self.variants(ctx, record), pick)
-        if record.pending or not all(v.built for v in variants):
+        if not all(v.built for v in variants):  # a pending document's formats are not built
             if not ctx.may_block:
                 raise WouldBlock
             # Formats not built yet are built now, ahead of the queue (DESIGN D11, D12), for
