@@ -139,6 +139,27 @@ def test_every_relative_link_lands_on_a_file_and_heading(page: Path) -> None:
             assert anchor in anchors(file.read_text()), f"{page_id(page)}: no heading #{anchor}"
 
 
+# `tests/x.py::test_name` and, after it in the same cell, `::test_other` of the same file.
+TEST_REFERENCE = re.compile(r"`(tests/[\w/]+\.py)?(?:::(\w+))?(?:\[[^\]`]*\])?`")
+
+
+def test_every_test_a_guarantee_names_exists() -> None:
+    """docs/guarantees.md proves each guarantee by naming its tests: each file is there and
+    holds a test of that name (a renamed or deleted test would leave a promise unproved)."""
+    missing = []
+    for row in (REPO / "docs" / "guarantees.md").read_text().splitlines():
+        module: Path | None = None
+        for path, name in TEST_REFERENCE.findall(row):
+            if path:
+                module = REPO / path
+                if not module.is_file():
+                    missing.append(path)
+                    continue
+            if name and (module is None or not re.search(rf"def {name}\(", module.read_text())):
+                missing.append(f"{module}::{name}")
+    assert not missing, missing
+
+
 def test_every_docshelf_variable_named_anywhere_is_a_setting() -> None:
     sources = [*PAGES, REPO / ".env.example", REPO / "docker-compose.yml", REPO / "Dockerfile"]
     known = SETTING_VARIABLES | DEVELOPMENT_VARIABLES
