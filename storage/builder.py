@@ -143,6 +143,7 @@ class FormatBuilder:
         self._lock = threading.Lock()
         self._step_lock = threading.RLock()
         self._wake = threading.Event()
+        self._recorded = threading.Condition()  # notified after every recording (drain)
         self._closing = threading.Event()
         self._thread: threading.Thread | None = None
 
@@ -335,7 +336,8 @@ class FormatBuilder:
                     if remaining == 0:
                         break
                     self.wake()  # pending documents and nothing in flight: look again
-                self._closing.wait(0.5)
+                with self._recorded:
+                    self._recorded.wait(0.5)  # a document recorded: progress moves per document
                 if progress is not None:
                     remaining = self.backlog()
                     total = max(total, remaining)
@@ -472,6 +474,8 @@ class FormatBuilder:
                         self._owed.discard(document_id)
                         recorded.news.add(recorded.uris[document_id])
                     queued.done.set_result(None)
+        with self._recorded:
+            self._recorded.notify_all()
         if self.bus is not None and recorded.uris:
             news = frozenset(recorded.news)
             self.bus.publish(
