@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
@@ -13,6 +14,26 @@ from tests.support.shelves import make_shelf
 from tests.support.wheel import build_wheel
 
 pytest_plugins = ["tests.support.databases"]
+
+#: Set to 1 to run the slow suites too (packaging, benchmark harnesses); .ci/run does.
+SLOW_TESTS = "DOCSHELF_SLOW_TESTS"
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers", f"slow: a packaging or benchmark-harness suite, run when {SLOW_TESTS}=1"
+    )
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Skip the slow suites, saying how to run them, so the core suite stays within its
+    ten minutes on two cores (README); ``-m slow`` or DOCSHELF_SLOW_TESTS=1 runs them."""
+    if os.environ.get(SLOW_TESTS) == "1" or "slow" in (config.getoption("markexpr") or ""):
+        return
+    skip = pytest.mark.skip(reason=f"slow suite: {SLOW_TESTS}=1 runs it (.ci/run does)")
+    for item in items:
+        if item.get_closest_marker("slow") is not None:
+            item.add_marker(skip)
 
 
 @pytest.fixture(scope="session")

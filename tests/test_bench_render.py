@@ -9,7 +9,12 @@ from __future__ import annotations
 
 import re
 
+import pytest
+
 from tests.support.bench import run_benchmark
+
+# Slow (runs a benchmark end to end): DOCSHELF_SLOW_TESTS=1 runs it; .ci/run does.
+pytestmark = pytest.mark.slow
 
 PHASES = [
     "imports the forkserver preloads",

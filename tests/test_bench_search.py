@@ -6,7 +6,12 @@ machine is no place for that): every row is printed and the run exits 0.
 
 from __future__ import annotations
 
+import pytest
+
 from tests.support.bench import run_benchmark
+
+# Slow (runs a benchmark end to end): DOCSHELF_SLOW_TESTS=1 runs it; .ci/run does.
+pytestmark = pytest.mark.slow
 
 KINDS = [
     "one common word",

@@ -13,6 +13,9 @@ import pytest
 from tests.support.bench import run_benchmark
 from tests.support.servers import child_env
 
+# Slow (runs a benchmark end to end): DOCSHELF_SLOW_TESTS=1 runs it; .ci/run does.
+pytestmark = pytest.mark.slow
+
 ROWS = [
     "read, 8 clients: docshelf / SDK requests/s",
     "read, 8 clients: docshelf / SDK p99",

@@ -32,7 +32,12 @@ README = REPO / "README.md"
 SHELL = {"sh", "bash", "shell", "console"}
 REDIRECT = re.compile(r"\d*[<>]")
 # Variables of the test suite and benchmarks, not of the server.
-DEVELOPMENT_VARIABLES = {"DOCSHELF_SHARED", "DOCSHELF_TEST_DATABASE_URL", "DOCSHELF_UPDATE_GOLDEN"}
+DEVELOPMENT_VARIABLES = {
+    "DOCSHELF_SHARED",
+    "DOCSHELF_SLOW_TESTS",
+    "DOCSHELF_TEST_DATABASE_URL",
+    "DOCSHELF_UPDATE_GOLDEN",
+}
 # Settings a deployer has no reason to change, left out of the settings table on purpose.
 UNDOCUMENTED_SETTINGS: set[str] = set()
 

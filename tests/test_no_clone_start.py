@@ -33,6 +33,9 @@ from tests.support.sdk import names_once_listed, raw_read
 from tests.support.servers import MODERN
 from tests.support.wheel import launcher_env, run
 
+# Slow (builds the wheel, starts it through uvx and pipx): DOCSHELF_SLOW_TESTS=1 runs it.
+pytestmark = pytest.mark.slow
+
 
 def _launcher(name: str) -> str:
     beside = Path(sys.executable).with_name(name)  # this venv's, when it is not on PATH

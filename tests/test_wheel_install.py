@@ -21,6 +21,9 @@ from docshelf import app
 from tests.support.paths import CORPUS_PDF, NEEDS_SHARED
 from tests.support.wheel import launcher_env, run
 
+# Slow (builds the wheel, installs it in a fresh venv): DOCSHELF_SLOW_TESTS=1 runs it.
+pytestmark = pytest.mark.slow
+
 
 @NEEDS_SHARED
 @pytest.mark.timeout(900)
