@@ -60,7 +60,7 @@ from docshelf.storage.conversion import (
     ConversionTask,
     PoolClosed,
 )
-from docshelf.storage.database import Database
+from docshelf.storage.database import RACE_ATTEMPTS, Database
 from docshelf.storage.events import ChangeSet, EventBus
 from docshelf.storage.garbage import release_unreferenced
 from docshelf.storage.models import Document, DocumentState, FormatFailure, Representation
@@ -73,7 +73,6 @@ log = logging.getLogger(__name__)
 CHEAP_FORMATS = (TEXT_PLAIN, TEXT_MARKDOWN, APPLICATION_JSON)
 RENDER_POLICIES = ("lazy", "eager")
 CANDIDATES = 256  # pending document ids fetched at a time, smallest first
-RACE_ATTEMPTS = 3  # recordings tried when another process writes the same rows meanwhile
 Progress = Callable[[int, int], None]
 
 _KIND_LABELS = {

@@ -113,6 +113,10 @@ def upgrade_schema(engine: Engine) -> None:
     log.info("database upgraded to %s (was %s)", head, ", ".join(before) or "empty")
 
 
+#: How often a write that met rows another process sharing the database wrote meanwhile (a
+#: duplicate key: both catalogued the same file, or built the same format) is tried in all.
+RACE_ATTEMPTS = 3
+
 # A statement that may change rows or schema (a CTE may, too: counted as one).
 _WRITES = re.compile(r"\s*(INSERT|UPDATE|DELETE|REPLACE|CREATE|DROP|ALTER|WITH)\b", re.IGNORECASE)
 # The tables the catalog is read from: a write elsewhere (sessions, jobs, the change log)

@@ -32,7 +32,7 @@ from docshelf.converters.peek import cheap_title
 from docshelf.storage import search
 from docshelf.storage.builder import FormatBuilder, Progress, fallback_description
 from docshelf.storage.conversion import converter_identity
-from docshelf.storage.database import Database
+from docshelf.storage.database import RACE_ATTEMPTS, Database
 from docshelf.storage.events import ChangeSet, EventBus
 from docshelf.storage.garbage import release_unreferenced
 from docshelf.storage.models import Document, DocumentState, Representation
@@ -43,7 +43,6 @@ log = logging.getLogger(__name__)
 
 _DOCUMENTS = Document.metadata.tables["documents"]
 BATCH_SIZE = 500
-RACE_ATTEMPTS = 3  # commits of one batch, while another process keeps cataloguing it first
 
 
 @dataclass(frozen=True, slots=True)
