@@ -1,4 +1,5 @@
-"""``python -m bench NAME``: run one benchmark (index, convert, live, serve, search, quality)."""
+"""``python -m bench NAME``: run one benchmark (index, convert, live, serve, search, quality,
+soak)."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ BENCHMARKS = {
     "serve": "bench.bench_serve",
     "search": "bench.bench_search",
     "quality": "bench.bench_quality",
+    "soak": "bench.bench_soak",
 }
 
 
