@@ -1,5 +1,5 @@
 """``python -m bench NAME``: run one benchmark (index, convert, live, serve, search, quality,
-render)."""
+render, soak)."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ BENCHMARKS = {
     "search": "bench.bench_search",
     "quality": "bench.bench_quality",
     "render": "bench.bench_render",
+    "soak": "bench.bench_soak",
 }
 
 

@@ -119,8 +119,12 @@ class Connection:
     def add_header(self, name: str, value: str) -> None:
         self.head += f"{name}: {value}\r\n".encode()
 
-    async def post(self, body: bytes) -> Reply:
-        self.writer.write(b"%sContent-Length: %d\r\n\r\n%s" % (self.head, len(body), body))
+    async def post(self, body: bytes, headers: bytes = b"") -> Reply:
+        """POST ``body``; ``headers``: more header lines for this request alone, each ending
+        in CRLF (a 2026-07-28 request's ``Mcp-Method``, say)."""
+        self.writer.write(
+            b"%s%sContent-Length: %d\r\n\r\n%s" % (self.head, headers, len(body), body)
+        )
         return await self.reply()
 
     async def send(self, request: bytes) -> Reply:
@@ -161,7 +165,7 @@ class Connection:
             await self.writer.wait_closed()
 
 
-def jsonrpc(method: str, params: dict[str, Any], request_id: int | None = None) -> bytes:
+def jsonrpc(method: str, params: dict[str, Any], request_id: int | str | None = None) -> bytes:
     message: dict[str, Any] = {"jsonrpc": "2.0", "method": method, "params": params}
     if request_id is not None:
         message["id"] = request_id

@@ -15,6 +15,7 @@ resolved first, checked to lie inside, and then opened by the same walk.
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import fnmatch
 import logging
@@ -83,6 +84,22 @@ def _open_beneath(root_fd: int, parts: Sequence[str]) -> int:
         os.close(directory)
 
 
+class _RootDescriptor:
+    """An open descriptor of a shelf root, closed when the object goes: with the thread
+    whose cache holds it (a ``threading.local``'s values die with their thread) or when a
+    replaced root drops it. Request threads come and go (anyio retires one idle for
+    10 s), so a bare number kept per thread leaked one descriptor per thread ever run."""
+
+    __slots__ = ("dev", "fd", "ino")
+
+    def __init__(self, fd: int, dev: int, ino: int) -> None:
+        self.fd, self.dev, self.ino = fd, dev, ino
+
+    def __del__(self) -> None:
+        with contextlib.suppress(OSError):
+            os.close(self.fd)
+
+
 class _RootDirectories(threading.local):
     """Each thread's open descriptor of each shelf root, kept between reads.
 
@@ -91,27 +108,25 @@ class _RootDirectories(threading.local):
     A descriptor is reused only while ``lstat`` of the root still names the same
     directory, so a root replaced (or swapped for a symlink) is opened afresh, by the
     same no-follow rule. Per thread, so replacing one never closes a descriptor
-    another thread is walking from.
+    another thread is walking from; it is closed when its thread ends.
     """
 
     def __init__(self) -> None:
-        self.open: dict[Path, tuple[int, int, int]] = {}  # root → (fd, st_dev, st_ino)
+        self.open: dict[Path, _RootDescriptor] = {}
 
     def descriptor(self, root: Path) -> int:
         info = os.lstat(root)
         cached = self.open.get(root)
         if cached is not None:
-            fd, dev, ino = cached
-            if (dev, ino) == (info.st_dev, info.st_ino):
-                return fd
-            os.close(fd)
-            del self.open[root]
+            if (cached.dev, cached.ino) == (info.st_dev, info.st_ino):
+                return cached.fd
+            del self.open[root]  # closes it
         fd = os.open(root, _DIR_FLAGS)
         opened = os.fstat(fd)
         if (opened.st_dev, opened.st_ino) != (info.st_dev, info.st_ino):
             os.close(fd)  # replaced between the two calls: the next read looks again
             raise FileNotFoundError(errno.ENOENT, f"shelf root {root} changed while opened")
-        self.open[root] = (fd, opened.st_dev, opened.st_ino)
+        self.open[root] = _RootDescriptor(fd, opened.st_dev, opened.st_ino)
         return fd
 
 

@@ -6,6 +6,7 @@ correctness the speed must not cost.
 
 from __future__ import annotations
 
+import contextlib
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -131,6 +132,39 @@ def test_a_shelf_root_replaced_while_serving_is_opened_afresh(tmp_path: Path) ->
     root.symlink_to(tmp_path / "elsewhere")
     with pytest.raises(OSError):
         shelf.read("a.md")
+
+
+def _descriptors_of(path: Path) -> int:
+    """This process's open descriptors of ``path``."""
+    found = 0
+    for fd in Path("/proc/self/fd").iterdir():
+        with contextlib.suppress(OSError):  # closed meanwhile (the listing's own, say)
+            found += fd.readlink() == path
+    return found
+
+
+def test_a_thread_that_read_from_a_shelf_leaves_no_descriptor_open_when_it_ends(
+    tmp_path: Path,
+) -> None:
+    """Each thread keeps its own descriptor of the root between reads; the request threads
+    come and go (anyio retires one idle for 10 s), and each one's descriptor must go with
+    it, or a server leaks one per thread it ever ran until it is out of descriptors."""
+    from docshelf.storage.shelves import Shelf
+
+    root = tmp_path / "shelf"
+    root.mkdir()
+    (root / "a.md").write_text("text\n")
+    shelf = Shelf("shelf", root)
+
+    def read() -> None:
+        assert shelf.read("a.md").data == b"text\n"
+        assert _descriptors_of(root) >= 1  # kept while the thread lives
+
+    for _ in range(20):
+        thread = threading.Thread(target=read)
+        thread.start()
+        thread.join()
+    assert _descriptors_of(root) == 0
 
 
 def test_writes_outside_the_catalog_leave_the_cache_warm(runtime: Runtime) -> None:
