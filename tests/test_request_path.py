@@ -175,3 +175,44 @@ def test_writes_outside_the_catalog_leave_the_cache_warm(runtime: Runtime) -> No
     record = runtime.catalog.get(URI)
     runtime.sessions.add(LegacySession("2025-11-25", b"{}", b"null"))
     assert runtime.catalog.get(URI, cached_only=True) == record
+
+
+def test_a_part_is_cached_once_whatever_versions_of_its_document_came_before(
+    runtime: Runtime, sample_shelf: Path
+) -> None:
+    """Parts are cached by their document's content: once the document changes, the parts
+    of its old version can never be asked for again and must not stay (on a busy shelf
+    they filled the cache's 32 MB with dead entries, a serving process growing ~4 MB per
+    10 minutes for hours)."""
+    from docshelf.app.mcp.context import LEGACY, RequestContext
+
+    guide = sample_shelf / "guides" / "field-guide.md"
+    uri = "docshelf://shelf/guides/field-guide.md?section=field-guide"
+    context = RequestContext(LEGACY, "2025-11-25")
+    for version in range(5):
+        guide.write_text(f"# Field guide\n\nVersion {version} of the guide.\n")
+        runtime.index()
+        contents = runtime.resources.read_formats(context, uri)["contents"]
+        assert f"Version {version} " in contents[0]["text"]
+    assert len(runtime.resources._parts_cache) == len(contents)  # one version of each format
+
+
+def test_negotiation_keeps_no_record_the_catalog_has_replaced(runtime: Runtime) -> None:
+    """The catalog hands out a new record for a document after every writing commit (and a
+    busy shelf commits every second); the negotiation memo must remember the outcome for
+    the record in use, not keep every record it ever saw alive (it held up to 4,096)."""
+    import gc
+
+    from docshelf.app.mcp.context import LEGACY, RequestContext
+    from docshelf.storage.catalog import DocumentRecord
+
+    context = RequestContext(LEGACY, "2025-11-25")
+    for _ in range(50):
+        runtime.database.bump()  # what any commit that writes the catalog does
+        record = runtime.catalog.get(URI)
+        assert record is not None
+        runtime.resources.variants(context, record)
+    del record
+    gc.collect()
+    alive = [o for o in gc.get_objects() if isinstance(o, DocumentRecord) and o.uri == URI]
+    assert len(alive) == 1  # the catalog's current record, which the memo shares

@@ -276,28 +276,41 @@ def _pages_json(load: Load, first: int, last: int) -> bytes:
 
 class PartCache:
     """Parts made recently, up to ``max_bytes`` in all (the oldest go first): a model
-    reading a section often reads it again, and a PDF's pages cost a parse to cut."""
+    reading a section often reads it again, and a PDF's pages cost a parse to cut.
+
+    Each part is kept in one version, that of the document it was cut from (its content
+    hash): once the document changes, the part is made again and replaces the old one,
+    which no read can ask for any more (kept, such versions filled the cache on a busy
+    shelf)."""
 
     def __init__(self, max_bytes: int = 32 * 1024 * 1024) -> None:
         self.max_bytes = max_bytes
-        self._entries: OrderedDict[Hashable, bytes] = OrderedDict()
+        self._entries: OrderedDict[Hashable, tuple[str | None, bytes]] = OrderedDict()
         self._size = 0
         self._lock = threading.Lock()
 
-    def get(self, key: Hashable) -> bytes | None:
-        with self._lock:
-            data = self._entries.get(key)
-            if data is not None:
-                self._entries.move_to_end(key)
-            return data
+    def __len__(self) -> int:
+        """Parts held."""
+        return len(self._entries)
 
-    def put(self, key: Hashable, data: bytes) -> None:
-        if len(data) > self.max_bytes // 4:
-            return  # one big part would push out everything else
+    def get(self, key: Hashable, version: str | None) -> bytes | None:
+        """The part under ``key`` if it was cut from this ``version`` of its document."""
+        with self._lock:
+            entry = self._entries.get(key)
+            if entry is None or entry[0] != version:
+                return None
+            self._entries.move_to_end(key)
+            return entry[1]
+
+    def put(self, key: Hashable, version: str | None, data: bytes) -> None:
         with self._lock:
             old = self._entries.pop(key, None)
-            self._size += len(data) - (len(old) if old is not None else 0)
-            self._entries[key] = data
+            if old is not None:
+                self._size -= len(old[1])
+            if len(data) > self.max_bytes // 4:
+                return  # one big part would push out everything else
+            self._entries[key] = (version, data)
+            self._size += len(data)
             while self._size > self.max_bytes:
-                _, dropped = self._entries.popitem(last=False)
+                _, (_, dropped) = self._entries.popitem(last=False)
                 self._size -= len(dropped)

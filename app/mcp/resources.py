@@ -132,10 +132,11 @@ class ResourceService:
         self.shelves: Mapping[str, Shelf] = {shelf.name: shelf for shelf in shelves}
         self.page_size = page_size
         self.binary_cap = binary_cap
-        # (id(record), features) → (record, variants, omitted); the record kept to check
-        # that the id still names it. Insertion-ordered: the oldest goes first when full.
+        # (uri, features) → (record, variants, omitted), for the record the catalog handed
+        # out last: a newer record replaces the entry, so no record the catalog has dropped
+        # is kept alive here. Insertion-ordered: the oldest goes first when full.
         self._negotiated: dict[
-            tuple[int, Features],
+            tuple[str, Features],
             tuple[DocumentRecord, tuple[VariantRecord, ...], tuple[dict[str, str], ...]],
         ] = {}
         self._negotiated_lock = threading.Lock()
@@ -162,14 +163,16 @@ class ResourceService:
 
         Negotiation only reorders or drops what the index holds for this document: it
         never grants access to anything else (content negotiation SEP, requirement 3).
-        Its outcome is remembered per document record and feature set: the catalog hands
-        out the same record object until the document changes.
+        Its outcome is remembered per document and feature set, for the record it was
+        worked out from: the catalog hands out the same record object until the document
+        (or anything in the catalog) changes, and then a new one, whose outcome replaces it.
         """
-        key = (id(record), ctx.features)
+        key = (record.uri, ctx.features)
         known = self._negotiated.get(key)
         if known is None or known[0] is not record:
             known = (record, *self._negotiate(ctx, record))
             with self._negotiated_lock:
+                self._negotiated.pop(key, None)  # to the end: the oldest goes first
                 self._negotiated[key] = known
                 if len(self._negotiated) > NEGOTIATED_CACHE_SIZE:
                     self._negotiated.pop(next(iter(self._negotiated)))
@@ -537,10 +540,10 @@ class ResourceService:
         total = 0
         try:
             for mime in formats:
-                data = self._parts_cache.get((record.id, record.sha256, uri, mime))
+                data = self._parts_cache.get((record.id, uri, mime), record.sha256)
                 if data is None:
                     data = made[mime]()
-                    self._parts_cache.put((record.id, record.sha256, uri, mime), data)
+                    self._parts_cache.put((record.id, uri, mime), record.sha256, data)
                 if total + len(data) > self.max_read_bytes:
                     omitted.append(
                         {
