@@ -33,7 +33,7 @@ def _lines(path: Path) -> list[dict]:
 def over_time(lines: list[dict]) -> str:
     rows = [
         f"{'min':>6} {'RSS MB':>8} {'traced MB':>10} {'malloc used':>12} {'malloc free':>12} "
-        f"{'SQLite MB':>10} {'objects':>9} {'threads':>7}"
+        f"{'SQLite MB':>10} {'objects':>9} {'blocks':>9} {'threads':>7}"
     ]
     for line in lines:
         rows.append(
@@ -41,7 +41,7 @@ def over_time(lines: list[dict]) -> str:
             f"{line.get('malloc_used_mb', math.nan):12.1f} "
             f"{line.get('malloc_free_mb', math.nan):12.1f} "
             f"{line.get('sqlite_mb', math.nan):10.1f} "
-            f"{line['gc_objects']:9,} {line['threads']:7}"
+            f"{line['gc_objects']:9,} {line.get('blocks', 0):9,} {line['threads']:7}"
         )
     return "\n".join(rows)
 

@@ -108,6 +108,7 @@ def _trace(directory: str, every: float, frames: int) -> None:
                 **malloc_mb(),
                 "sqlite_mb": sqlite_mb(),
                 "gc_objects": sum(types.values()),
+                "blocks": sys.getallocatedblocks(),  # Python's allocations, all sizes
                 "types": dict(types.most_common(80)),
             }
             with open(Path(directory) / f"{pid}.jsonl", "a") as out:
