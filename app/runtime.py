@@ -18,6 +18,7 @@ import time
 from typing import Any, Protocol, cast
 
 from docshelf.app import metrics
+from docshelf.app.heap import HeapTrimmer, limit_arenas
 from docshelf.app.mcp.kernel import Kernel
 from docshelf.app.mcp.resources import ResourceService
 from docshelf.app.mcp.sessions import SessionRegistry
@@ -121,6 +122,8 @@ class Readiness:
 
 class Runtime:
     def __init__(self, settings: Settings, *, readiness: Readiness | None = None) -> None:
+        # Before any thread of ours exists, so they all share the few arenas (app/heap.py).
+        limit_arenas(settings.malloc_arenas)
         self.settings = settings
         self.shelves = make_shelves(settings.shelf_specs(), IgnoreRules(tuple(settings.ignore)))
         self.database = Database(settings.resolved_database_url)
@@ -177,6 +180,7 @@ class Runtime:
         self.started_at = time.time()
         # Reindex jobs (admin API, `docshelf reindex`); every finished pass feeds /metrics.
         self.jobs = JobRunner(self.database, self.indexer, observer=metrics.observe_index)
+        self.heap = HeapTrimmer(settings.heap_trim_interval)
         self.watcher = ShelfWatcher(
             self.indexer,
             self.shelves,
@@ -222,6 +226,7 @@ class Runtime:
         building formats, and the first catalog pass."""
         self.feed.follow()
         self.sessions.open()
+        self.heap.start()
         if not self.indexing:
             # A replica: the indexing process catalogs, watches and converts. Reads here
             # still build a format they need that is not stored yet (FormatBuilder.ensure).
@@ -263,6 +268,7 @@ class Runtime:
     def close(self) -> None:
         """Stop within seconds: passes end after their batch, conversions in flight are
         abandoned (their documents stay pending and are built next time)."""
+        self.heap.stop()
         self.indexer.stop()
         self.builder.close()
         self.pool.close()

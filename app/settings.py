@@ -71,6 +71,18 @@ class Settings(BaseSettings):
         description="negotiation: the feature tags a client that negotiates none gets, "
         "comma-separated as a client sends them (empty: every representation)",
     )
+    heap_trim_interval: float = Field(
+        60.0,
+        ge=0,
+        description="seconds between handing freed heap memory back to the system "
+        "(glibc's malloc_trim; 0 = never)",
+    )
+    malloc_arenas: int = Field(
+        2,
+        ge=0,
+        description="malloc arenas a serving process's threads share (glibc; 0 = glibc's "
+        "default of 8 per core)",
+    )
     admin_token: str | None = None
     log_level: str = "info"
     # uvicorn's line per request: a few percent of a small read's time, so off unless asked for.

@@ -1,0 +1,102 @@
+"""Keep a serving process's heap from creeping: few malloc arenas, freed pages handed back.
+
+A serving process allocates on many threads (anyio's workers come and go), and glibc's
+malloc gives threads their own arenas (up to 8 per core) and keeps what they free there for
+reuse rather than returning it. Under churn that kept memory crept up by 3-5 MB per 10
+minutes per process while the memory in use stayed flat (issue 24, item 17;
+``python -m bench soak --trace``). Two arenas, and ``malloc_trim(0)`` every minute to return
+the free pages of each, hold it level (figures in bench/README.md, "Soak benchmark"). On
+other C libraries this module does nothing.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import ctypes.util
+import logging
+import os
+import threading
+from collections.abc import Callable
+from typing import Any
+
+log = logging.getLogger(__name__)
+
+
+# mallopt's parameter number for the arena cap (glibc's malloc.h).
+M_ARENA_MAX = -8
+
+
+def _glibc_function(name: str) -> Any:
+    """A function of glibc's malloc, or None where the C library has none (macOS, musl)."""
+    library = ctypes.util.find_library("c")
+    if library is None:
+        return None
+    try:
+        return getattr(ctypes.CDLL(library), name)
+    except (OSError, AttributeError):
+        return None
+
+
+def _malloc_trim() -> Callable[[], object] | None:
+    """glibc's ``malloc_trim(0)``, or None where the C library has none."""
+    trim = _glibc_function("malloc_trim")
+    if trim is None:
+        return None
+    trim.argtypes = [ctypes.c_size_t]
+    trim.restype = ctypes.c_int
+    return lambda: trim(0)
+
+
+def limit_arenas(count: int) -> bool:
+    """Let threads share at most ``count`` malloc arenas from now on (0: glibc's default).
+
+    Call it before the process starts threads: arenas made earlier stay. An operator's own
+    ``MALLOC_ARENA_MAX`` wins. Returns whether the cap was set.
+    """
+    if count <= 0 or "MALLOC_ARENA_MAX" in os.environ:
+        return False
+    mallopt = _glibc_function("mallopt")
+    if mallopt is None:
+        return False
+    mallopt.argtypes = [ctypes.c_int, ctypes.c_int]
+    mallopt.restype = ctypes.c_int
+    return bool(mallopt(M_ARENA_MAX, count))
+
+
+class HeapTrimmer:
+    """A daemon thread that trims the heap every ``interval`` seconds (0: never)."""
+
+    def __init__(self, interval: float) -> None:
+        self.interval = interval
+        self._trim = _malloc_trim() if interval > 0 else None
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    @property
+    def active(self) -> bool:
+        return self._trim is not None
+
+    def start(self) -> None:
+        if self._trim is None or self._thread is not None:
+            return
+        self._thread = threading.Thread(target=self._run, name="heap-trim", daemon=True)
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+            self._thread = None
+
+    def trim(self) -> None:
+        """Return free heap pages now (a few milliseconds on a few hundred MB)."""
+        if self._trim is not None:
+            self._trim()
+
+    def _run(self) -> None:
+        while not self._stop.wait(self.interval):
+            try:
+                self.trim()
+            except Exception:  # never worth stopping the server for
+                log.warning("could not trim the heap", exc_info=True)
+                return
