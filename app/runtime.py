@@ -162,6 +162,7 @@ class Runtime:
             # A threading.Event, or its multiprocessing twin: only is_set() and wait() are used.
             catalogued=cast(threading.Event, self.readiness.catalogued),
         )
+        self.bus.on_delivery(self.resources.forget)
         self.kernel = Kernel(
             self.resources,
             ToolService(self.resources, SearchIndex(self.database)),

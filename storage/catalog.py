@@ -202,7 +202,13 @@ class Catalog:
         self.database = database
         self.cache_size = cache_size
         self._cache: OrderedDict[str, tuple[int, DocumentRecord | None]] = OrderedDict()
+        self._cache_generation = 0  # the generation every entry in the cache was read under
         self._cache_lock = threading.Lock()
+
+    @property
+    def cached(self) -> int:
+        """Documents held in the cache."""
+        return len(self._cache)
 
     def _records(
         self, connection: Connection, query: Select[*tuple[Any, ...]], params: dict[str, Any]
@@ -261,6 +267,11 @@ class Catalog:
         record = records[0] if records else None
         if generation == self.database.generation:  # nothing was written meanwhile
             with self._cache_lock:
+                if generation != self._cache_generation:
+                    # Older entries are never handed out again; kept, those of files since
+                    # deleted would fill the cache on a churning shelf.
+                    self._cache.clear()
+                    self._cache_generation = generation
                 self._cache[uri] = (generation, record)
                 self._cache.move_to_end(uri)
                 if len(self._cache) > self.cache_size:

@@ -83,8 +83,9 @@ class EventBus:
 
     def on_delivery(self, hook: Callable[[ChangeSet], None]) -> None:
         """Call ``hook`` with every set, in the delivering thread, before the listeners get
-        it (the session registry reads what its streams' sessions subscribe to). A hook
-        that raises is logged; the set is delivered all the same."""
+        it, whether or not anyone listens (the session registry reads what its streams'
+        sessions subscribe to; the read caches drop what is gone). A hook that raises is
+        logged; the set is delivered all the same."""
         with self._lock:
             self._hooks.append(hook)
 
@@ -126,7 +127,7 @@ class EventBus:
     def _deliver(self, changes: ChangeSet | None) -> None:
         with self._lock:
             listeners = list(self._listeners)
-            hooks = list(self._hooks) if changes is not None and listeners else []
+            hooks = list(self._hooks) if changes is not None else []
         for hook in hooks:
             try:
                 hook(changes)  # type: ignore[arg-type]

@@ -216,3 +216,39 @@ def test_negotiation_keeps_no_record_the_catalog_has_replaced(runtime: Runtime) 
     gc.collect()
     alive = [o for o in gc.get_objects() if isinstance(o, DocumentRecord) and o.uri == URI]
     assert len(alive) == 1  # the catalog's current record, which the memo shares
+
+
+def test_the_catalog_keeps_no_entry_a_writing_commit_made_stale(runtime: Runtime) -> None:
+    """An entry read under an older generation is never handed out again; kept, the
+    entries of files since deleted or renamed filled the cache's 8,192 slots on a churning
+    shelf (a serving process growing for hours, issue 24 item 17)."""
+    uris = [d.uri for d in runtime.catalog.page(None, 100)[0]]
+    for uri in uris:
+        runtime.catalog.get(uri)
+    assert runtime.catalog.cached == len(uris)
+    runtime.database.bump()  # what any commit that writes the catalog does
+    runtime.catalog.get(URI)
+    assert runtime.catalog.cached == 1
+
+
+def test_a_removed_document_leaves_nothing_in_the_read_caches(
+    runtime: Runtime, sample_shelf: Path
+) -> None:
+    """Once a change set says a document is gone, its parts and its negotiated outcomes go
+    with it, in every process that hears it (on a churning shelf they stayed until 32 MB
+    of parts and 4,096 outcomes pushed them out)."""
+    from docshelf.app.mcp.context import LEGACY, RequestContext
+
+    context = RequestContext(LEGACY, "2025-11-25")
+    part = "docshelf://shelf/guides/field-guide.md?section=field-guide"
+    runtime.resources.read_formats(context, part)
+    record = runtime.catalog.get(URI)
+    assert record is not None
+    runtime.resources.variants(context, record)
+    assert len(runtime.resources._parts_cache) > 0 and runtime.resources._negotiated
+
+    (sample_shelf / "guides" / "field-guide.md").unlink()
+    (sample_shelf / "notes.txt").unlink()
+    runtime.index()  # publishes the removals on the bus, as the watcher's batches do
+    assert len(runtime.resources._parts_cache) == 0
+    assert not runtime.resources._negotiated

@@ -302,6 +302,12 @@ class PartCache:
             self._entries.move_to_end(key)
             return entry[1]
 
+    def forget(self, gone: Callable[[Hashable], bool]) -> None:
+        """Drop the parts whose key ``gone`` says belongs to a document that is no more."""
+        with self._lock:
+            for key in [key for key in self._entries if gone(key)]:
+                self._size -= len(self._entries.pop(key)[1])
+
     def put(self, key: Hashable, version: str | None, data: bytes) -> None:
         with self._lock:
             old = self._entries.pop(key, None)

@@ -25,9 +25,10 @@ from docshelf.converters import ConversionError
 from docshelf.converters.formats import ROLE_BY_MIME_TYPE, is_textual
 from docshelf.storage.builder import FormatBuilder
 from docshelf.storage.catalog import Catalog, DocumentRecord, NotCached, VariantRecord
+from docshelf.storage.events import ChangeSet
 from docshelf.storage.shelves import NotRegularFile, OutsideShelf, Shelf
 from docshelf.storage.store import RepresentationStore
-from docshelf.storage.uris import MAX_URI_LENGTH
+from docshelf.storage.uris import MAX_URI_LENGTH, document_of
 
 META_OMITTED = "dev.docshelf/omitted"
 #: Why a format is not in a read whose wait for it ran out (issue "Nothing lost on a first
@@ -141,6 +142,18 @@ class ResourceService:
         ] = {}
         self._negotiated_lock = threading.Lock()
         self._parts_cache = parts.PartCache()
+
+    def forget(self, changes: ChangeSet) -> None:
+        """Drop what the caches hold of documents that changed or are gone (an event-bus
+        hook): no read can ask for those parts or outcomes again, and on a churning shelf
+        they filled the caches, a serving process growing for hours (issue 24, item 17)."""
+        gone = changes.changed | changes.removed
+        if not gone:
+            return
+        with self._negotiated_lock:
+            for key in [key for key in self._negotiated if key[0] in gone]:
+                del self._negotiated[key]
+        self._parts_cache.forget(lambda key: document_of(key[1]) in gone)  # type: ignore[index]
 
     def require(self, ctx: RequestContext, uri: str) -> DocumentRecord:
         """The indexed document at ``uri``; the era's resource-not-found error if none.
