@@ -5,10 +5,13 @@ about 110 MB to 190-200 MB and were still rising. This runs the same kind of
 soak for ``--minutes`` (45 by default) and samples the memory of every process
 of the server's tree every ``--sample`` seconds (30): the supervisor, each
 serving process, the multiprocessing resource tracker, each conversion
-forkserver and its workers. Per process it prints RSS, PSS and USS (private
-pages: what the process alone holds) over time, and the slope of RSS after
-warm-up: a least-squares line through the samples of the last two thirds of
-the run, in MB per 10 minutes, against the target of **<= 1 MB per 10 minutes**.
+forkserver and its workers. Before the churn, a warm-up reads every document
+and part in every negotiation profile (``--warm-up`` passes), so the bounded
+caches of a serving process are full. Per process it prints RSS, PSS and USS
+(private pages: what the process alone holds) over time, and the slope of RSS
+after warm-up: a least-squares line through the samples of the last two thirds
+of the churn, in MB per 10 minutes, against the target of **<= 1 MB per 10
+minutes**. ``--trace DIR`` records what grew (``python -m bench.soak_trace``).
 
 The churn, all at once and at a steady rate:
 
@@ -835,6 +838,14 @@ def main(argv: list[str] | None = None) -> int:
         metavar="PASSES",
         help="read every document and part in every profile this often first (2)",
     )
+    parser.add_argument(
+        "--server-env",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="set this in the server's environment (repeatable), e.g. "
+        "DOCSHELF_HEAP_TRIM_INTERVAL=0 to soak without heap trimming",
+    )
     parser.add_argument("--quick", action="store_true", help="a smoke run of seconds, no verdict")
     parser.add_argument("--keep", action="store_true", help="keep the shelf and server log")
     args = parser.parse_args(argv)
@@ -846,7 +857,8 @@ def main(argv: list[str] | None = None) -> int:
     print(
         f"docshelf churn soak ({'quick' if args.quick else f'{args.minutes:g} min'}): "
         f"serve --processes {args.processes}, {args.documents} documents + PDFs, "
-        f"{args.rate:g} requests/s, a file change every {args.write_interval:g} s; {machine()}",
+        f"{args.rate:g} requests/s, a file change every {args.write_interval:g} s; {machine()}"
+        + "".join(f"; {item}" for item in args.server_env),
         flush=True,
     )
     shelf = work / SHELF
@@ -857,7 +869,10 @@ def main(argv: list[str] | None = None) -> int:
     log = ""
     try:
         extra = ("--processes", str(args.processes))
-        env = trace_env(args.trace, args.sample * 2, args.trace_frames) if args.trace else None
+        env = (
+            trace_env(args.trace, args.sample * 2, args.trace_frames) if args.trace else child_env()
+        )
+        env.update(item.split("=", 1) for item in args.server_env)
         with serve(shelf, work / "data", *extra, ready_timeout=600, env=env) as server:
             pdfs = [f"papers/{p.name}" for p in sorted((shelf / "papers").glob("*.pdf"))]
             plan = Plan(
