@@ -4,9 +4,10 @@ A serving process allocates on many threads (anyio's workers come and go), and g
 malloc gives threads their own arenas (up to 8 per core) and keeps what they free there for
 reuse rather than returning it. Under churn that kept memory crept up by 3-5 MB per 10
 minutes per process while the memory in use stayed flat (issue 24, item 17;
-``python -m bench soak --trace``). Two arenas, and ``malloc_trim(0)`` every minute to return
-the free pages of each, hold it level (figures in bench/README.md, "Soak benchmark"). On
-other C libraries this module does nothing.
+``python -m bench soak --trace``). Two arenas, a fixed threshold above which a block gets
+its own mapping, and ``malloc_trim(0)`` every minute to return the free pages of each, hold
+it level (figures in bench/README.md, "Soak benchmark"). On other C libraries this module
+does nothing.
 """
 
 from __future__ import annotations
@@ -22,7 +23,8 @@ from typing import Any
 log = logging.getLogger(__name__)
 
 
-# mallopt's parameter number for the arena cap (glibc's malloc.h).
+# mallopt's parameter numbers (glibc's malloc.h).
+M_MMAP_THRESHOLD = -3
 M_ARENA_MAX = -8
 
 
@@ -47,20 +49,41 @@ def _malloc_trim() -> Callable[[], object] | None:
     return lambda: trim(0)
 
 
-def limit_arenas(count: int) -> bool:
-    """Let threads share at most ``count`` malloc arenas from now on (0: glibc's default).
-
-    Call it before the process starts threads: arenas made earlier stay. An operator's own
-    ``MALLOC_ARENA_MAX`` wins. Returns whether the cap was set.
-    """
-    if count <= 0 or "MALLOC_ARENA_MAX" in os.environ:
+def _mallopt(parameter: int, value: int, operator_variable: str) -> bool:
+    """Set one of malloc's parameters, unless ``value`` is 0 or the operator set its
+    environment variable (theirs wins). Returns whether it was set."""
+    if value <= 0 or operator_variable in os.environ:
         return False
     mallopt = _glibc_function("mallopt")
     if mallopt is None:
         return False
     mallopt.argtypes = [ctypes.c_int, ctypes.c_int]
     mallopt.restype = ctypes.c_int
-    return bool(mallopt(M_ARENA_MAX, count))
+    return bool(mallopt(parameter, value))
+
+
+def limit_arenas(count: int) -> bool:
+    """Let threads share at most ``count`` malloc arenas from now on (0: glibc's default).
+
+    Call it before the process starts threads: arenas made earlier stay. An operator's own
+    ``MALLOC_ARENA_MAX`` wins. Returns whether the cap was set.
+    """
+    return _mallopt(M_ARENA_MAX, count, "MALLOC_ARENA_MAX")
+
+
+def fix_mmap_threshold(size: int) -> bool:
+    """Give every allocation of ``size`` bytes or more its own mapping, returned to the
+    system when freed (0: glibc's default, a threshold that rises to the largest block
+    freed so far, up to 32 MiB).
+
+    A serving process handles payloads of megabytes (a PDF, its base64, a JSON page list).
+    With the rising threshold, once one such block was freed the next ones came from the
+    heap, where the small long-lived objects allocated between them kept the pages from
+    going back: under churn RSS still crept by up to 1 MB per 10 minutes and sat 12 MB
+    higher than with a fixed 256 KiB threshold (issue 24, item 17; bench/README.md, "Soak
+    benchmark"). An operator's own ``MALLOC_MMAP_THRESHOLD_`` wins.
+    """
+    return _mallopt(M_MMAP_THRESHOLD, size, "MALLOC_MMAP_THRESHOLD_")
 
 
 class HeapTrimmer:

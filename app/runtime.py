@@ -18,7 +18,7 @@ import time
 from typing import Any, Protocol, cast
 
 from docshelf.app import metrics
-from docshelf.app.heap import HeapTrimmer, limit_arenas
+from docshelf.app.heap import HeapTrimmer, fix_mmap_threshold, limit_arenas
 from docshelf.app.mcp.kernel import Kernel
 from docshelf.app.mcp.resources import ResourceService
 from docshelf.app.mcp.sessions import SessionRegistry
@@ -124,6 +124,7 @@ class Runtime:
     def __init__(self, settings: Settings, *, readiness: Readiness | None = None) -> None:
         # Before any thread of ours exists, so they all share the few arenas (app/heap.py).
         limit_arenas(settings.malloc_arenas)
+        fix_mmap_threshold(settings.malloc_mmap_threshold)
         self.settings = settings
         self.shelves = make_shelves(settings.shelf_specs(), IgnoreRules(tuple(settings.ignore)))
         self.database = Database(settings.resolved_database_url)

@@ -83,6 +83,12 @@ class Settings(BaseSettings):
         description="malloc arenas a serving process's threads share (glibc; 0 = glibc's "
         "default of 8 per core)",
     )
+    malloc_mmap_threshold: int = Field(
+        256 * 1024,
+        ge=0,
+        description="bytes from which a block gets its own mapping, returned when freed "
+        "(glibc; 0 = glibc's default, a threshold that rises with the blocks freed)",
+    )
     admin_token: str | None = None
     log_level: str = "info"
     # uvicorn's line per request: a few percent of a small read's time, so off unless asked for.

@@ -12,7 +12,7 @@ import textwrap
 
 import pytest
 
-from docshelf.app.heap import HeapTrimmer, limit_arenas
+from docshelf.app.heap import HeapTrimmer, fix_mmap_threshold, limit_arenas
 
 glibc = pytest.mark.skipif(
     platform.libc_ver()[0] != "glibc", reason="malloc_trim is glibc's; elsewhere nothing to test"
@@ -26,7 +26,7 @@ def test_a_trim_hands_back_what_threads_freed() -> None:
     script = textwrap.dedent(
         """
         import threading
-        from docshelf.app.heap import HeapTrimmer, limit_arenas
+        from docshelf.app.heap import HeapTrimmer, fix_mmap_threshold, limit_arenas
 
         def rss_mb():
             with open("/proc/self/statm") as f:
@@ -111,3 +111,51 @@ def test_threads_share_the_capped_arenas(cap: int, heaps: set[int]) -> None:
 def test_an_operators_malloc_arena_max_wins(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("MALLOC_ARENA_MAX", "4")
     assert limit_arenas(2) is False
+
+
+MMAP_SCRIPT = """
+import ctypes, sys
+from docshelf.app.heap import fix_mmap_threshold
+
+class Info(ctypes.Structure):
+    _fields_ = [(name, ctypes.c_size_t) for name in "arena ordblks smblks hblks hblkhd usmblks "
+                "fsmblks uordblks fordblks keepcost".split()]
+
+libc = ctypes.CDLL("libc.so.6")
+libc.mallinfo2.restype = Info
+print(fix_mmap_threshold(int(sys.argv[1])))
+mapped = []
+for _ in range(3):
+    block = bytearray(2 << 20)  # a 2 MiB payload, freed before the next one
+    mapped.append(libc.mallinfo2().hblkhd >= 2 << 20)
+    del block
+print(*mapped)
+"""
+
+
+@glibc
+@pytest.mark.parametrize(
+    ("threshold", "mapped"), [(256 * 1024, "True True True"), (0, "True False False")]
+)
+def test_a_freed_payload_does_not_move_the_next_ones_into_the_heap(
+    threshold: int, mapped: str
+) -> None:
+    """glibc's default threshold rises to the largest block freed: after one 2 MiB payload,
+    the next ones come from the heap, where small objects allocated between them keep the
+    pages resident (the last creep of issue 24's soak). A fixed threshold maps each one."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MALLOC_")}
+    out = subprocess.run(
+        [sys.executable, "-c", MMAP_SCRIPT, str(threshold)],
+        capture_output=True,
+        text=True,
+        check=True,
+        env=env,
+    )
+    applied, rest = out.stdout.split("\n", 1)
+    assert applied == str(threshold > 0)
+    assert rest.strip() == mapped
+
+
+def test_an_operators_mmap_threshold_wins(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("MALLOC_MMAP_THRESHOLD_", "131072")
+    assert fix_mmap_threshold(256 * 1024) is False
