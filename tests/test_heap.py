@@ -26,7 +26,7 @@ def test_a_trim_hands_back_what_threads_freed() -> None:
     script = textwrap.dedent(
         """
         import threading
-        from docshelf.app.heap import HeapTrimmer, fix_mmap_threshold, limit_arenas
+        from docshelf.app.heap import HeapTrimmer
 
         def rss_mb():
             with open("/proc/self/statm") as f:
