@@ -69,6 +69,13 @@ def test_an_interval_of_zero_never_trims() -> None:
     trimmer.stop()
 
 
+def run_untuned(script: str, value: int) -> str:
+    """What ``script`` prints, run with ``value`` in a process no ``MALLOC_*`` variable tunes."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MALLOC_")}
+    command = [sys.executable, "-c", script, str(value)]
+    return subprocess.run(command, capture_output=True, text=True, check=True, env=env).stdout
+
+
 ARENAS_SCRIPT = """
 import re, sys, threading
 from docshelf.app.heap import limit_arenas
@@ -95,17 +102,9 @@ print(sum(start % (64 << 20) == 0 for start in starts))
 def test_threads_share_the_capped_arenas(cap: int, heaps: set[int]) -> None:
     """Eight threads alive at once get an arena each by default (at most 8 per core, the
     main one included); capped at two, they share the main arena and one other."""
-    env = {k: v for k, v in os.environ.items() if k != "MALLOC_ARENA_MAX"}
-    out = subprocess.run(
-        [sys.executable, "-c", ARENAS_SCRIPT, str(cap)],
-        capture_output=True,
-        text=True,
-        check=True,
-        env=env,
-    )
-    applied, arenas = out.stdout.split()
+    applied, arenas = run_untuned(ARENAS_SCRIPT, cap).split()
     assert applied == str(cap > 0)
-    assert int(arenas) in heaps, out.stdout
+    assert int(arenas) in heaps, arenas
 
 
 def test_an_operators_malloc_arena_max_wins(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -143,15 +142,7 @@ def test_a_freed_payload_does_not_move_the_next_ones_into_the_heap(
     """glibc's default threshold rises to the largest block freed: after one 2 MiB payload,
     the next ones come from the heap, where small objects allocated between them keep the
     pages resident (the last creep of issue 24's soak). A fixed threshold maps each one."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith("MALLOC_")}
-    out = subprocess.run(
-        [sys.executable, "-c", MMAP_SCRIPT, str(threshold)],
-        capture_output=True,
-        text=True,
-        check=True,
-        env=env,
-    )
-    applied, rest = out.stdout.split("\n", 1)
+    applied, rest = run_untuned(MMAP_SCRIPT, threshold).split("\n", 1)
     assert applied == str(threshold > 0)
     assert rest.strip() == mapped
 
