@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import ctypes
 import ctypes.util
+import functools
 import logging
 import os
 import threading
@@ -28,15 +29,21 @@ M_MMAP_THRESHOLD = -3
 M_ARENA_MAX = -8
 
 
-def _glibc_function(name: str) -> Any:
-    """A function of glibc's malloc, or None where the C library has none (macOS, musl)."""
+@functools.cache
+def _libc() -> ctypes.CDLL | None:
+    """The C library, looked up once (``find_library`` runs ``ldconfig -p`` each time)."""
     library = ctypes.util.find_library("c")
     if library is None:
         return None
     try:
-        return getattr(ctypes.CDLL(library), name)
-    except (OSError, AttributeError):
+        return ctypes.CDLL(library)
+    except OSError:
         return None
+
+
+def _glibc_function(name: str) -> Any:
+    """A function of glibc's malloc, or None where the C library has none (macOS, musl)."""
+    return getattr(_libc(), name, None)
 
 
 def _malloc_trim() -> Callable[[], object] | None:

@@ -122,7 +122,8 @@ class Readiness:
 
 class Runtime:
     def __init__(self, settings: Settings, *, readiness: Readiness | None = None) -> None:
-        # Before any thread of ours exists, so they all share the few arenas (app/heap.py).
+        # Before any thread of ours exists, so they all share the few arenas, and before the
+        # first payload, so none moves the mmap threshold (app/heap.py).
         limit_arenas(settings.malloc_arenas)
         fix_mmap_threshold(settings.malloc_mmap_threshold)
         self.settings = settings
