@@ -32,19 +32,17 @@ from xml.etree import ElementTree
 import mammoth
 
 from docshelf.converters.base import (
-    ConversionError,
     ConversionResult,
-    FailureReason,
     Source,
 )
 from docshelf.converters.failures import conversion_failure
 from docshelf.converters.html.converter import convert_html
+from docshelf.converters.package import open_package
 from docshelf.converters.textutil import check_size, collapse_whitespace
 
 DOCX_MIME_TYPE = "application/vnd.openxmlformats-officedocument.wordprocessingml.document"
-#: Compressed size refused outright, and uncompressed size of all parts (zip bombs).
+#: Compressed size refused outright (zip bombs: :mod:`converters.package`).
 MAX_DOCX_BYTES = 128 * 1024 * 1024
-MAX_UNPACKED_BYTES = 512 * 1024 * 1024
 
 _CORE_PROPERTIES = "docProps/core.xml"
 _NAMESPACES = {
@@ -108,7 +106,7 @@ class DocxConverter:
 
     def convert(self, source: Source) -> ConversionResult:
         check_size(source.data, MAX_DOCX_BYTES)
-        properties = core_properties(_open_package(source.data))
+        properties = core_properties(open_package(source.data, "DOCX"))
         html = _docx_html(source.data)
         lead = _Lead.of(html)
         described = properties.get("description")
@@ -128,17 +126,6 @@ class DocxConverter:
             metadata=properties,
             title_heading=lead.title is None,
         )
-
-
-def _open_package(data: bytes) -> zipfile.ZipFile:
-    try:
-        package = zipfile.ZipFile(io.BytesIO(data))
-    except (zipfile.BadZipFile, ValueError, OSError) as exc:
-        raise conversion_failure(exc, f"not a DOCX (ZIP) package: {exc}") from exc
-    unpacked = sum(info.file_size for info in package.infolist())
-    if unpacked > MAX_UNPACKED_BYTES:
-        raise ConversionError(FailureReason.TOO_LARGE, f"the package unpacks to {unpacked} bytes")
-    return package
 
 
 def _docx_html(data: bytes) -> str:
