@@ -23,7 +23,7 @@ from docshelf.converters.base import (
 from docshelf.converters.document import DocumentData
 from docshelf.converters.failures import conversion_failure
 from docshelf.converters.markdown.model import Table
-from docshelf.converters.textutil import check_size, decode_text, markdown_heading, markdown_table
+from docshelf.converters.textutil import check_size, decode, markdown_heading, markdown_table
 
 CSV_MIME_TYPES = frozenset({"text/csv", "application/csv", "text/tab-separated-values"})
 CSV_EXTENSIONS = frozenset({".csv", ".tsv", ".tab"})
@@ -37,14 +37,15 @@ class CsvConverter:
     """Converts delimited tables."""
 
     name = "csv"
-    version = "2"
+    version = "3"
 
     def accepts(self, source: Source) -> bool:
         return source.base_mime_type in CSV_MIME_TYPES or source.extension in CSV_EXTENSIONS
 
     def convert(self, source: Source) -> ConversionResult:
         check_size(source.data)
-        text = decode_text(source.data)
+        decoded = decode(source.data)
+        text = decoded.text
         rows = read_rows(text, source.extension)
         header, body = (rows[0], rows[1:]) if rows else ([], [])
         keys = unique_keys(header, max((len(row) for row in rows), default=0))
@@ -55,7 +56,7 @@ class CsvConverter:
         )
         facts = Facts(
             description=_describe(keys, len(body)),
-            metadata={"rows": str(len(body)), "columns": str(len(keys))},
+            metadata={"rows": str(len(body)), "columns": str(len(keys)), **decoded.metadata},
         )
         heading = markdown_heading(1, PurePosixPath(source.filename).name or "Table")
         markdown = f"{heading}\n\n{markdown_table(keys, body)}"

@@ -11,6 +11,7 @@ NaN/Infinity, which JSON does not have, is ``"corrupt"``.
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import PurePosixPath
 from typing import Any
 
@@ -26,7 +27,7 @@ from docshelf.converters.failures import conversion_failure
 from docshelf.converters.textutil import (
     check_size,
     code_fence,
-    decode_text,
+    decode,
     markdown_heading,
     markdown_table,
     summarize,
@@ -45,7 +46,7 @@ class JsonConverter:
     """Converts JSON documents."""
 
     name = "json"
-    version = "3"
+    version = "4"
 
     def accepts(self, source: Source) -> bool:
         mime = source.base_mime_type
@@ -57,8 +58,10 @@ class JsonConverter:
 
     def convert(self, source: Source) -> ConversionResult:
         check_size(source.data)
-        value = parse_json(decode_text(source.data))
+        decoded = decode(source.data)
+        value = parse_json(decoded.text)
         facts = json_facts(value)
+        facts = replace(facts, metadata={**facts.metadata, **decoded.metadata})
         pretty = pretty_json(value)
         heading = facts.title or PurePosixPath(source.filename).name or "JSON document"
         markdown = f"{markdown_heading(1, heading)}\n\n{json_markdown_body(value, pretty)}"

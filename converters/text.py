@@ -19,7 +19,7 @@ from docshelf.converters.formats import TEXTUAL_SUFFIXES, is_textual
 from docshelf.converters.markdown.model import parse_markdown
 from docshelf.converters.textutil import (
     check_size,
-    decode_text,
+    decode,
     summarize,
     text_to_markdown,
 )
@@ -31,16 +31,17 @@ class TextConverter:
     """Converts plain text; the catch-all for ``text/*``."""
 
     name = "text"
-    version = "3"
+    version = "4"
 
     def accepts(self, source: Source) -> bool:
         return _plain_enough(source.base_mime_type) or source.extension in TEXT_EXTENSIONS
 
     def convert(self, source: Source) -> ConversionResult:
         check_size(source.data)
-        text = decode_text(source.data)
+        decoded = decode(source.data)
+        text = decoded.text
         markdown = text_to_markdown(text)
-        facts = Facts(description=summarize(text))
+        facts = Facts(description=summarize(text), metadata=decoded.metadata)
         return parsed_markdown_result(source, facts, markdown, parse_markdown(markdown), plain=text)
 
 

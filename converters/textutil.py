@@ -9,6 +9,7 @@ from __future__ import annotations
 import codecs
 import re
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 from docshelf.converters.base import ConversionError, FailureReason
 
@@ -106,31 +107,125 @@ def check_size(data: bytes, limit: int = MAX_TEXT_BYTES) -> None:
         )
 
 
-def decode_text(data: bytes) -> str:
-    """Decode a text file whose encoding nobody declared.
+@dataclass(frozen=True, slots=True)
+class DecodedText:
+    """A text file's text, the encoding it was read in, and how that encoding was known.
 
-    A byte-order mark wins; then UTF-8; then Windows-1252 (what "latin-1" files
-    written on Windows really are); then Latin-1, which decodes anything. Bytes
-    with NULs and no BOM are binary, not text: ``ConversionError("unsupported")``.
+    ``how`` is ``"bom"``, ``"declared"`` (an XML declaration or an HTML ``<meta>``
+    charset), ``"utf-8"`` (the bytes are valid UTF-8), ``"detected"``
+    (charset-normalizer's statistical guess), or ``"unknown"``: nothing decodes
+    the bytes cleanly, so they were read as Windows-1252 and each byte that means
+    nothing there is kept visibly as ``\\xNN``, never dropped.
+    """
+
+    text: str
+    encoding: str
+    how: str
+
+    @property
+    def metadata(self) -> dict[str, str]:
+        """What the JSON representation records about the encoding."""
+        out = {"encoding": self.encoding}
+        if self.how == "unknown":
+            out["encoding_note"] = (
+                "no encoding decodes this file cleanly; read as cp1252, undecodable bytes as \\xNN"
+            )
+        elif self.how == "detected":
+            out["encoding_note"] = "detected from the bytes (no byte-order mark or declaration)"
+        return out
+
+
+def decode_text(data: bytes) -> str:
+    """The text of a file whose encoding is not known up front (:func:`decode`)."""
+    return decode(data).text
+
+
+def decode(data: bytes) -> DecodedText:
+    """Decode a text file whose encoding nobody told us.
+
+    A byte-order mark wins; then an encoding the file declares in its first
+    kilobyte (``<?xml encoding=...?>``, ``<meta charset=...>``), if it decodes the
+    bytes; then UTF-8; then what charset-normalizer finds (Shift-JIS, GB18030,
+    Windows-1251, BOM-less UTF-16 ...). Where Windows-1250/1252/1257 decode
+    equally well, Western Windows-1252 is taken: short Latin text fits all three.
+    Bytes with NULs that are not UTF-16/32 are binary, not text:
+    ``ConversionError("unsupported")``.
     """
     for bom, encoding in _BOMS:
         if data.startswith(bom):
             try:
-                return clean_text(data[len(bom) :].decode(encoding))
+                return DecodedText(clean_text(data[len(bom) :].decode(encoding)), encoding, "bom")
             except UnicodeDecodeError as exc:
                 raise ConversionError(
                     FailureReason.CORRUPT, f"invalid {encoding} after its byte-order mark"
                 ) from exc
-    if b"\x00" in data:
-        raise ConversionError(
-            FailureReason.UNSUPPORTED, "binary data (NUL bytes) where text was expected"
-        )
-    for encoding in ("utf-8", "cp1252"):
+    declared = _declared_encoding(data[:1024])
+    if declared:
         try:
-            return clean_text(data.decode(encoding))
+            return DecodedText(clean_text(data.decode(declared)), declared, "declared")
         except UnicodeDecodeError:
-            continue
-    return clean_text(data.decode("latin-1"))
+            pass  # a declaration the bytes contradict: look at the bytes
+    if b"\x00" in data:
+        detected = _detected_encoding(data)
+        if detected is None or not detected.startswith(("utf_16", "utf_32")):
+            raise ConversionError(
+                FailureReason.UNSUPPORTED, "binary data (NUL bytes) where text was expected"
+            )
+        return DecodedText(clean_text(data.decode(detected)), detected, "detected")
+    try:
+        return DecodedText(clean_text(data.decode("utf-8")), "utf-8", "utf-8")
+    except UnicodeDecodeError:
+        pass
+    # A detector needs evidence: a few stray bytes in ASCII text fit any encoding.
+    many = len(data) - len(data.translate(None, _HIGH_BYTES)) >= MIN_DETECTION_BYTES
+    detected = _detected_encoding(data) if many else None
+    if detected is not None:
+        return DecodedText(clean_text(data.decode(detected)), detected, "detected")
+    try:
+        return DecodedText(clean_text(data.decode("cp1252")), "cp1252", "detected")
+    except UnicodeDecodeError:
+        text = data.decode("cp1252", "backslashreplace")
+        return DecodedText(clean_text(text), "cp1252", "unknown")
+
+
+_DECLARED = re.compile(
+    rb"""<\?xml[^>]*?\sencoding\s*=\s*["']([\w.:-]+)["']"""
+    rb"""|<meta[^>]+?charset\s*=\s*["']?([\w.:-]+)""",
+    re.IGNORECASE,
+)
+#: Bytes outside ASCII needed before charset-normalizer's guess is taken over Windows-1252.
+MIN_DETECTION_BYTES = 16
+_HIGH_BYTES = bytes(range(0x80, 0x100))
+#: Encodings that decode short Latin text equally well; the first is taken on a tie.
+_LATIN_TIES = ("cp1252", "cp1250", "cp1257")
+
+
+def _declared_encoding(head: bytes) -> str | None:
+    """The encoding the head of an XML or HTML file declares, if Python knows it."""
+    found = _DECLARED.search(head)
+    if found is None:
+        return None
+    name = (found.group(1) or found.group(2)).decode("ascii", "replace")
+    try:
+        return codecs.lookup(name).name
+    except LookupError:
+        return None
+
+
+def _detected_encoding(data: bytes) -> str | None:
+    """charset-normalizer's encoding for ``data``, or None if none reads it as text."""
+    from charset_normalizer import from_bytes
+
+    matches = list(from_bytes(data))
+    if not matches:
+        return None
+    best = matches[0]
+    tied = {
+        m.encoding
+        for m in matches
+        if (m.chaos, m.coherence) == (best.chaos, best.coherence) and m.encoding in _LATIN_TIES
+    }
+    return next((name for name in _LATIN_TIES if name in tied), best.encoding)
 
 
 def clean_text(text: str) -> str:

@@ -17,7 +17,7 @@ from docshelf.converters.base import (
 from docshelf.converters.html.markdown import html_to_markdown
 from docshelf.converters.markdown.converter import markdown_facts
 from docshelf.converters.markdown.model import parse_markdown
-from docshelf.converters.textutil import check_size, decode_text, markdown_heading
+from docshelf.converters.textutil import check_size, decode, markdown_heading
 
 HTML_MIME_TYPES = frozenset({"text/html", "application/xhtml+xml"})
 HTML_EXTENSIONS = frozenset({".html", ".htm", ".xhtml"})
@@ -29,14 +29,15 @@ class HtmlConverter:
     """Converts HTML pages."""
 
     name = "html"
-    version = "3"
+    version = "4"
 
     def accepts(self, source: Source) -> bool:
         return source.base_mime_type in HTML_MIME_TYPES or source.extension in HTML_EXTENSIONS
 
     def convert(self, source: Source) -> ConversionResult:
         check_size(source.data)
-        return convert_html(source, decode_text(source.data))
+        decoded = decode(source.data)
+        return convert_html(source, decoded.text, metadata=decoded.metadata)
 
 
 def convert_html(

@@ -25,7 +25,7 @@ from docshelf.converters.base import (
 from docshelf.converters.html.text import html_to_text
 from docshelf.converters.markdown.mdx import mdx_to_markdown
 from docshelf.converters.markdown.model import MarkdownDocument, inline_text, parse_markdown
-from docshelf.converters.textutil import check_size, collapse_whitespace, decode_text, summarize
+from docshelf.converters.textutil import check_size, collapse_whitespace, decode, summarize
 
 MARKDOWN_MIME_TYPES = frozenset({TEXT_MARKDOWN, "text/x-markdown", "text/mdx", "text/x-mdx"})
 MARKDOWN_EXTENSIONS = frozenset({".md", ".markdown", ".mdown", ".mkd", ".mkdn", ".mdx"})
@@ -36,7 +36,7 @@ class MarkdownConverter:
     """Converts Markdown and MDX documents with markdown-it."""
 
     name = "markdown"
-    version = "3"
+    version = "4"
 
     def accepts(self, source: Source) -> bool:
         return (
@@ -45,11 +45,12 @@ class MarkdownConverter:
 
     def convert(self, source: Source) -> ConversionResult:
         check_size(source.data)
-        markdown = decode_text(source.data)
+        decoded = decode(source.data)
+        markdown = decoded.text
         if source.base_mime_type in _MDX_MIME_TYPES or source.filename.lower().endswith(".mdx"):
             markdown = mdx_to_markdown(markdown)
         document = parse_markdown(markdown)
-        facts = markdown_facts(document)
+        facts = markdown_facts(document, metadata={**document.front_matter, **decoded.metadata})
         return parsed_markdown_result(
             source, facts, markdown, document, pdf_author=facts.metadata.get("author")
         )

@@ -66,7 +66,7 @@ def test_ragged_rows_and_odd_headers(tmp_path: Path) -> None:
     result = convert(path.read_bytes(), "text/csv", path.name)
     markdown = result.get("text/markdown").data.decode()  # type: ignore[union-attr]
     assert "| id | column\\_2 | id\\_2 | column\\_4 |" in markdown
-    assert result.facts.metadata == {"rows": "2", "columns": "4"}
+    assert result.facts.metadata == {"rows": "2", "columns": "4", "encoding": "utf-8"}
 
 
 def test_markdown_table_escapes_cell_content(tmp_path: Path) -> None:
