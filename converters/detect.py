@@ -23,6 +23,12 @@ the author said the file is. So the two decide together, in this order:
    guess from the name (a truncated ``.png`` is still ``image/png``), else
    ``application/octet-stream``. The system's table is not asked about text: it
    varies by machine and maps ``.ts`` to video.
+5. A container says what it is made of, its name says what it is. A ZIP named
+   ``.xlsx`` is a workbook, an OLE file named ``.msg`` a mail, an MP4 named
+   ``.m4a`` audio (:data:`CONTAINER_EXTENSIONS`: libmagic often sees only the
+   container in the first 8 KiB, as with a DOCX whose ``[Content_Types].xml``
+   comes late); XML whose root is ``<rss>``, Atom's ``<feed>`` or RSS 1.0's
+   ``<rdf:RDF>`` is a feed, whatever it is named. Nothing is unpacked to decide.
 
 :data:`EXTENSION_TYPES` is the one place an extension names a type; every type
 in it is textual (:func:`is_textual`). Changing what an unchanged file is
@@ -32,6 +38,7 @@ detected as means bumping :data:`DETECTION_VERSION`.
 from __future__ import annotations
 
 import mimetypes
+import re
 from functools import lru_cache
 
 import magic
@@ -45,8 +52,9 @@ HEAD_BYTES = 8192
 #: a change makes an unchanged file detect as another type: the index records
 #: the type a file was given, and only a new version tells the indexer that
 #: files it skips as unchanged (same size and mtime) must be detected again.
-#: Version 1 let libmagic's guess win for text outside ``text/*``.
-DETECTION_VERSION = 2
+#: Version 1 let libmagic's guess win for text outside ``text/*``; version 2 did not
+#: look inside containers (rule 5) nor know the families of issue 25.
+DETECTION_VERSION = 3
 
 OCTET_STREAM = "application/octet-stream"
 
@@ -91,7 +99,51 @@ EXTENSION_TYPES: dict[str, str] = {
     ".text": TEXT_PLAIN,
     ".log": TEXT_PLAIN,
     ".rst": "text/x-rst",
+    ".org": "text/x-org",
+    ".adoc": "text/asciidoc",
+    ".asciidoc": "text/asciidoc",
+    # Notebooks and feeds are JSON and XML with a type of their own.
+    ".ipynb": "application/x-ipynb+json",
+    ".rss": "application/rss+xml",
+    ".atom": "application/atom+xml",
 }
+
+_OOXML = "application/vnd.openxmlformats-officedocument"
+_ODF = "application/vnd.oasis.opendocument"
+_ZIP_FORMATS = {
+    ".docx": f"{_OOXML}.wordprocessingml.document",
+    ".pptx": f"{_OOXML}.presentationml.presentation",
+    ".xlsx": f"{_OOXML}.spreadsheetml.sheet",
+    ".xlsm": "application/vnd.ms-excel.sheet.macroenabled.12",
+    ".odt": f"{_ODF}.text",
+    ".odp": f"{_ODF}.presentation",
+    ".ods": f"{_ODF}.spreadsheet",
+    ".epub": "application/epub+zip",
+}
+_OLE_FORMATS = {
+    ".xls": "application/vnd.ms-excel",
+    ".msg": "application/vnd.ms-outlook",
+    ".doc": "application/msword",
+    ".ppt": "application/vnd.ms-powerpoint",
+}
+#: Rule 5: what a container libmagic named is, by the extension of its file.
+CONTAINER_EXTENSIONS: dict[str, dict[str, str]] = {
+    "application/zip": _ZIP_FORMATS,
+    "application/x-ole-storage": _OLE_FORMATS,
+    "application/cdfv2": _OLE_FORMATS,
+    "application/vnd.ms-office": _OLE_FORMATS,
+    "application/octet-stream": {**_ZIP_FORMATS, **_OLE_FORMATS},
+    "video/mp4": {".m4a": "audio/mp4", ".m4b": "audio/mp4"},
+    "text/plain": {".eml": "message/rfc822"},
+}
+#: Rule 5: the root elements that make XML a feed, and the namespaces that must come with them.
+_FEED_ROOT = re.compile(rb"<(?:[\w.-]+:)?(rss|feed|RDF)[\s>/]")
+_FEED_TYPES = {
+    b"rss": ("application/rss+xml", b""),
+    b"feed": ("application/atom+xml", b"http://www.w3.org/2005/Atom"),
+    b"RDF": ("application/rss+xml", b"http://purl.org/rss/1.0/"),
+}
+_XML_TYPES = frozenset({"application/xml", "text/xml", "text/html"})
 
 #: Formats whose signature is itself text (``%PDF-``, ``%!PS``, ``{\rtf`` at the
 #: start). libmagic names them from that marker, not from a guess, but may call
@@ -149,6 +201,17 @@ def _plainly_text(head: bytes) -> bool:
 
 def detect_mime(head: bytes, filename: str) -> str:
     """The MIME type of ``filename``, whose first bytes are ``head`` (rule: module docstring)."""
+    found = _detect(head, filename)
+    refined = CONTAINER_EXTENSIONS.get(found, {}).get(extension_of(filename))
+    if refined:
+        return refined
+    if found in _XML_TYPES and extension_of(filename) in (".xml", ""):
+        return _feed_type(head) or found
+    return found
+
+
+def _detect(head: bytes, filename: str) -> str:
+    """Rules 1-4 of the module docstring."""
     by_extension = _extension_type(filename)
     if by_extension and head and _plainly_text(head):
         return by_extension
@@ -162,6 +225,16 @@ def detect_mime(head: bytes, filename: str) -> str:
     if detected == OCTET_STREAM:
         return _system_type(filename) or OCTET_STREAM
     return detected
+
+
+def _feed_type(head: bytes) -> str | None:
+    """The feed type of XML whose first element is an RSS, Atom or RSS 1.0 root (rule 5)."""
+    start = re.sub(rb"<\?.*?\?>|<!--.*?-->|<!DOCTYPE[^>]*>", b"", head[:2048], flags=re.S)
+    root = _FEED_ROOT.match(start.lstrip())
+    if root is None:
+        return None
+    feed_type, namespace = _FEED_TYPES[root.group(1)]
+    return feed_type if namespace in head else None
 
 
 def _system_type(filename: str) -> str | None:

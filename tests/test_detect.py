@@ -18,6 +18,7 @@ import pytest
 
 from docshelf.converters.csv_ import CSV_EXTENSIONS
 from docshelf.converters.detect import (
+    CONTAINER_EXTENSIONS,
     DETECTION_VERSION,
     EXTENSION_TYPES,
     HEAD_BYTES,
@@ -128,12 +129,18 @@ def test_the_detected_type_alone_picks_the_converter(extension: str, mime_type: 
 
 #: The fingerprint of the extension table each DETECTION_VERSION shipped with.
 #: A row never changes: a table that detects files differently is a new version.
-TABLE_FINGERPRINTS = {2: "8265cfd34f7e246b"}
+TABLE_FINGERPRINTS = {2: "8265cfd34f7e246b", 3: "d04bba9a2b2b3a60"}
 
 
 def test_a_changed_table_comes_with_a_new_detection_version() -> None:
     """The indexer re-detects unchanged files only when DETECTION_VERSION moves."""
-    table = json.dumps([sorted(EXTENSION_TYPES.items()), sorted(TEXT_SIGNATURE_TYPES)])
+    table = json.dumps(
+        [
+            sorted(EXTENSION_TYPES.items()),
+            sorted(TEXT_SIGNATURE_TYPES),
+            sorted((name, sorted(rows.items())) for name, rows in CONTAINER_EXTENSIONS.items()),
+        ]
+    )
     fingerprint = hashlib.sha256(table.encode()).hexdigest()[:16]
     assert TABLE_FINGERPRINTS.get(DETECTION_VERSION) == fingerprint, (
         "the detection table changed: bump DETECTION_VERSION and add its fingerprint "
