@@ -220,7 +220,8 @@ def report_text(report: RunReport, prefix: str = "") -> str:
     c = report.counts
     lines = [
         f"{prefix}indexed {c['seen']} files: {c['added']} added, {c['changed']} changed, "
-        f"{c['unchanged']} unchanged, {c['removed']} removed, {c['failed']} failed "
+        f"{c['unchanged']} unchanged, {c['removed']} removed, {c['failed']} failed, "
+        f"{c['unsupported']} unsupported "
         f"({report.duration_s:.1f} s, {report.files_per_s:,.0f} files/s)",
         *_failure_lines(report.errors),
     ]

@@ -70,7 +70,8 @@ DOCUMENTS = Gauge(
 )
 INDEXED_FILES = Counter(
     "docshelf_indexed_files",
-    "Files handled by index passes, by result (added, changed, removed, unchanged, failed).",
+    "Files handled by index passes, by result (added, changed, removed, unchanged, failed, "
+    "unsupported).",
     ["result"],
     registry=REGISTRY,
 )
@@ -147,7 +148,7 @@ def track_request(method: str) -> Iterator[None]:
 
 def observe_index(report: IndexReport, seconds: float) -> None:
     """Fold one finished index pass into the counters (a :data:`storage.jobs.ReportObserver`)."""
-    for result in ("added", "changed", "removed", "unchanged", "failed"):
+    for result in ("added", "changed", "removed", "unchanged", "failed", "unsupported"):
         INDEXED_FILES.labels(result=result).inc(getattr(report, result))
     INDEX_PASS_DURATION.observe(seconds)
 

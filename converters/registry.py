@@ -49,6 +49,34 @@ def _first_accepting(source: Source) -> Converter | None:
     return next((converter for converter in CONVERTERS if converter.accepts(source)), None)
 
 
+#: Formats people keep that no permissively licensed library reads (issue 25): what the
+#: index says of them instead of "no converter for ...". By MIME type, then by extension.
+UNSUPPORTED_REASONS: dict[str, str] = {
+    "application/msword": "a legacy Word 97-2003 document (.doc): no permissively licensed "
+    "reader exists; save it as .docx or .odt",
+    "application/vnd.ms-powerpoint": "a legacy PowerPoint 97-2003 deck (.ppt): no permissively "
+    "licensed reader exists; save it as .pptx or .odp",
+    "image/heic": "HEIC images: every decoder (libheif with x265 or libde265) is GPL or LGPL",
+    "image/heif": "HEIF images: every decoder (libheif with x265 or libde265) is GPL or LGPL",
+}
+_UNSUPPORTED_EXTENSIONS = {
+    ".doc": "application/msword",
+    ".dot": "application/msword",
+    ".ppt": "application/vnd.ms-powerpoint",
+    ".pps": "application/vnd.ms-powerpoint",
+    ".heic": "image/heic",
+    ".heif": "image/heif",
+}
+
+
+def unsupported_reason(mime_type: str, filename: str) -> str:
+    """Why no converter reads a file of this type and name (the index records it)."""
+    known = UNSUPPORTED_REASONS.get(base_mime_type(mime_type)) or UNSUPPORTED_REASONS.get(
+        _UNSUPPORTED_EXTENSIONS.get(extension_of(filename), "")
+    )
+    return known or f"no converter for {base_mime_type(mime_type)}"
+
+
 def offered_formats(mime_type: str, filename: str) -> tuple[str, ...]:
     """The derived formats a document of this type gets, without converting it (D4 order)."""
     return _offered(mime_type, extension_of(filename))
@@ -71,7 +99,5 @@ def convert(data: bytes, mime_type: str, filename: str) -> ConversionResult:
     source = Source.of(filename, mime_type, data)
     converter = _first_accepting(source)
     if converter is None:
-        raise ConversionError(
-            FailureReason.UNSUPPORTED, f"no converter for {mime_type} ({filename})"
-        )
+        raise ConversionError(FailureReason.UNSUPPORTED, unsupported_reason(mime_type, filename))
     return converter.convert(source)

@@ -36,10 +36,10 @@ from collections import deque
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import Future
 from concurrent.futures import wait as wait_for
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 
-from sqlalchemy import ColumnElement, func, select
+from sqlalchemy import ColumnElement, and_, func, or_, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, selectinload
 
@@ -51,6 +51,7 @@ from docshelf.converters import (
     FailureReason,
     offered_formats,
 )
+from docshelf.converters.registry import unsupported_reason
 from docshelf.storage import search
 from docshelf.storage.conversion import (
     BACKGROUND,
@@ -230,14 +231,23 @@ class FormatBuilder:
         return Document.state == DocumentState.PENDING, Document.shelf.in_(list(self.shelves))
 
     def failures(self, uris: Collection[str]) -> list[tuple[str, str, str]]:
-        """(path, reason, message) of those of ``uris`` whose conversion failed."""
+        """(path, reason, message) of those of ``uris`` whose conversion failed, or that
+        nothing reads (reason ``unsupported``)."""
         found: list[tuple[str, str, str]] = []
         ordered = sorted(uris)
         with self.database.session() as session:
             for start in range(0, len(ordered), 500):
                 query = select(Document.path, Document.error_reason, Document.error_message).where(
                     Document.uri.in_(ordered[start : start + 500]),
-                    Document.state == DocumentState.FAILED,
+                    or_(
+                        Document.state == DocumentState.FAILED,
+                        # a converter ran and found it unreadable (no converter: the catalog
+                        # pass counted it)
+                        and_(
+                            Document.state == DocumentState.UNSUPPORTED,
+                            Document.converter.is_not(None),
+                        ),
+                    ),
                 )
                 found.extend(
                     (path, reason or FailureReason.ERROR, message or "")
@@ -261,7 +271,7 @@ class FormatBuilder:
             keys = [r.store_key for r in doc.representations]
             doc.representations = []
             doc.converter = None
-            if doc.state != DocumentState.ORIGINAL_ONLY:
+            if doc.state != DocumentState.UNSUPPORTED:
                 doc.state = DocumentState.PENDING
         release_unreferenced(self.database, self.store, keys)
         self.wake()
@@ -579,16 +589,19 @@ def _apply(doc: Document, task: ConversionTask, outcome: ConversionOutcome) -> l
         doc.mime_type = outcome.mime_type
     doc.converter = outcome.converter
     doc.format_errors = {}
+    if outcome.converter is None and not outcome.error_reason:  # nothing reads what it is
+        outcome = replace(
+            outcome,
+            error_reason=FailureReason.UNSUPPORTED,
+            error_message=unsupported_reason(doc.mime_type, doc.name),
+        )
     if outcome.error_reason:
         doc.error_reason, doc.error_message = outcome.error_reason, outcome.error_message
-        doc.state = DocumentState.FAILED
+        unreadable = outcome.error_reason == FailureReason.UNSUPPORTED
+        doc.state = DocumentState.UNSUPPORTED if unreadable else DocumentState.FAILED
         doc.representations = []
         return dropped
     doc.error_reason = doc.error_message = None
-    if outcome.converter is None:
-        doc.state = DocumentState.ORIGINAL_ONLY
-        doc.representations = []
-        return dropped
     doc.state = DocumentState.READY
     if outcome.facts is not None:  # new content: new facts, and only the new formats stay
         _apply_facts(doc, outcome.facts)
@@ -650,7 +663,7 @@ def _store_variants(doc: Document, outcome: ConversionOutcome) -> set[str]:
 def _search(session: Session, doc: Document, outcome: ConversionOutcome) -> None:
     """Keep the document's searchable text in step with its formats (issue #10): new text
     replaces the old; a document left with no derived formats has none to search."""
-    if doc.state in (DocumentState.FAILED, DocumentState.ORIGINAL_ONLY):
+    if doc.state in (DocumentState.FAILED, DocumentState.UNSUPPORTED):
         search.clear_content(session, doc.id)
     elif outcome.segments is not None:
         search.replace_content(session, doc.id, outcome.segments)

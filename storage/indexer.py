@@ -29,6 +29,7 @@ from sqlalchemy.exc import IntegrityError
 from docshelf.converters import FailureReason
 from docshelf.converters.detect import DETECTION_VERSION, HEAD_BYTES, detect_mime
 from docshelf.converters.peek import cheap_title
+from docshelf.converters.registry import unsupported_reason
 from docshelf.storage import search
 from docshelf.storage.builder import FormatBuilder, Progress, fallback_description
 from docshelf.storage.conversion import converter_identity
@@ -52,7 +53,7 @@ class FileError:
     message: str
 
 
-COUNT_NAMES = ("seen", "added", "changed", "unchanged", "removed", "failed")
+COUNT_NAMES = ("seen", "added", "changed", "unchanged", "removed", "failed", "unsupported")
 """The counters of an :class:`IndexReport` (and of a job's row, which keeps them), in the
 order ``docshelf index`` reports them."""
 
@@ -65,6 +66,8 @@ class IndexReport:
     removed: int = 0
     unchanged: int = 0
     failed: int = 0
+    # Files nothing reads (state unsupported), new or known: listed, served as their originals.
+    unsupported: int = 0
     errors: list[FileError] = field(default_factory=list)  # failed in this pass
     # Failed before and unchanged since: counted in ``failed``, not in ``errors``.
     still_failed: list[FileError] = field(default_factory=list)
@@ -133,7 +136,7 @@ class _BatchPlan:
         """Documents whose derived formats go: removed ones, and those no converter
         handles any more."""
         no_converter = [
-            int(str(u["id"])) for u in self.updates if u.get("state") == DocumentState.ORIGINAL_ONLY
+            int(str(u["id"])) for u in self.updates if u.get("state") == DocumentState.UNSUPPORTED
         ]
         return self.removed_ids + no_converter
 
@@ -371,9 +374,11 @@ class Indexer:
                     plan.new_rows.append(self._catalogue(shelf, path, seen, now))
                     plan.added.add(str(plan.new_rows[-1]["uri"]))
                     report.added += 1
+                    state = plan.new_rows[-1]["state"]
                 elif force or self._stale(row, path, seen):
                     values, is_change = self._recatalogue(shelf, path, row, seen, force)
                     plan.updates.append(values)
+                    state = values.get("state", row.state)
                     if is_change:
                         plan.changed.add(row.uri)
                         report.changed += 1
@@ -384,6 +389,7 @@ class Indexer:
                         report.unchanged += 1
                 else:
                     report.unchanged += 1
+                    state = row.state
                     if row.state == DocumentState.FAILED:
                         report.failed += 1
                         report.still_failed.append(
@@ -393,6 +399,7 @@ class Indexer:
                                 row.error_message or "",
                             )
                         )
+                report.unsupported += state == DocumentState.UNSUPPORTED
             except _Refused as refused:
                 shown = printable(path)
                 report.fail(shown, refused.reason, refused.message)
@@ -445,8 +452,11 @@ class Indexer:
             return True
         if row.detection != DETECTION_VERSION:
             return True  # decided by an older rule: look at its type again
-        if row.state in (DocumentState.PENDING, DocumentState.ORIGINAL_ONLY) or not row.converter:
-            return False  # queued already, nothing to convert, or failed before any converter ran
+        if row.state == DocumentState.UNSUPPORTED:
+            # Unreadable by the converters it was catalogued with: a newer docshelf may read it.
+            return converter_identity(row.mime_type, path.rpartition("/")[2]) is not None
+        if row.state == DocumentState.PENDING or not row.converter:
+            return False  # queued already, or failed before any converter ran
         # A converter upgrade (a new version) rebuilds what the old one made.
         return row.converter != converter_identity(row.mime_type, path.rpartition("/")[2])
 
@@ -468,16 +478,17 @@ class Indexer:
         head = self._head(shelf, path)
         mime_type = detect_mime(head, name)
         has_converter = converter_identity(mime_type, name) is not None
+        unsupported = None if has_converter else unsupported_reason(mime_type, name)
         return {
             "name": name,
             "mime_type": mime_type,
             "detection": DETECTION_VERSION,
             "title": cheap_title(head, mime_type) or name,
             "description": fallback_description(mime_type, None),
-            "state": DocumentState.PENDING if has_converter else DocumentState.ORIGINAL_ONLY,
+            "state": DocumentState.PENDING if has_converter else DocumentState.UNSUPPORTED,
             "converter": None,
-            "error_reason": None,
-            "error_message": None,
+            "error_reason": unsupported and FailureReason.UNSUPPORTED,
+            "error_message": unsupported,
         }
 
     def _catalogue(self, shelf: Shelf, path: str, seen: _Seen, now: datetime) -> dict[str, object]:
@@ -524,9 +535,15 @@ class Indexer:
                 modified_at=datetime.fromtimestamp(seen.mtime_ns / 1e9, UTC),
                 mime_type=described["mime_type"],
             )
-            if not (moved or force or described["mime_type"] != row.mime_type):
+            readable = described["state"] != DocumentState.UNSUPPORTED
+            if not (
+                moved
+                or force
+                or described["mime_type"] != row.mime_type
+                or readable == (row.state == DocumentState.UNSUPPORTED)
+            ):
                 return values, False
-            values["state"] = described["state"]
+            values.update({k: described[k] for k in ("state", "error_reason", "error_message")})
         else:
             values["state"] = DocumentState.PENDING  # a converter upgrade
         if force:
@@ -539,7 +556,10 @@ class Indexer:
         for path, reason, message in self.builder.failures(
             report.changes.added | report.changes.changed
         ):
-            report.fail(path, reason, message)
+            if reason == FailureReason.UNSUPPORTED:
+                report.unsupported += 1  # its converter found it unreadable in principle
+            else:
+                report.fail(path, reason, message)
 
     def _publish(self, changes: ChangeSet) -> None:
         if self.bus is not None:

@@ -52,7 +52,9 @@ class DocumentState(StrEnum):
     PENDING = "pending"  # catalogued; its formats are queued for (re)building
     READY = "ready"  # the background formats are stored (a lazy PDF is made when asked for)
     FAILED = "failed"  # listed and readable as its original; the derived variants are missing
-    ORIGINAL_ONLY = "original"  # no converter handles this type: the original is all there is
+    # Nothing docshelf has reads this file (no converter for its type, or its converter found
+    # it unreadable in principle): the original is all there is; error_message says why.
+    UNSUPPORTED = "unsupported"
 
 
 class JobState(StrEnum):
@@ -231,6 +233,7 @@ class Job(Base):
     removed: Mapped[int] = mapped_column(default=0)
     unchanged: Mapped[int] = mapped_column(default=0)
     failed: Mapped[int] = mapped_column(default=0)
+    unsupported: Mapped[int] = mapped_column(default=0)
     progress_done: Mapped[int] = mapped_column(default=0)
     progress_total: Mapped[int] = mapped_column(default=0)
     errors: Mapped[list[dict[str, str]]] = mapped_column(

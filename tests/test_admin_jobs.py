@@ -90,6 +90,7 @@ def test_progress_moves_and_final_counts_match_the_folder(big_shelf: Path, tmp_p
             "removed": 0,
             "unchanged": 0,
             "failed": 1,
+            "unsupported": len([p for p in on_disk if p.suffix == ".bin"]),  # opaque bytes
         }
         assert [(e["path"], e["reason"]) for e in job["errors"]] == [
             ("broken.pdf", job["errors"][0]["reason"])

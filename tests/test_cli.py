@@ -221,6 +221,7 @@ def test_index_json_prints_one_document_on_stdout(sample_shelf: Path, tmp_path: 
         "unchanged": 0,
         "removed": 0,
         "failed": 2,
+        "unsupported": 0,
     }
     assert report["duration_s"] > 0 and report["files_per_s"] > 0
     assert [(f["path"], f["reason"]) for f in report["failed"]] == [

@@ -223,7 +223,7 @@ def test_a_type_no_converter_handles_is_served_as_its_original(
         runtime.index()
         pixel = runtime.catalog.get("docshelf://limits/pixel.png")
         assert pixel is not None
-        assert pixel.mime_type == "image/png" and pixel.state == DocumentState.ORIGINAL_ONLY
+        assert pixel.mime_type == "image/png" and pixel.state == DocumentState.UNSUPPORTED
         assert pixel.derived == () and pixel.error_reason is None
     finally:
         runtime.close()

@@ -175,7 +175,7 @@ def test_a_file_no_converter_handles_keeps_its_name_and_loses_its_text(
     archive.write_bytes(b"\x89PNG\r\n\x1a\n" + bytes(range(256)) * 8)
     runtime.index()
     record = runtime.catalog.get("docshelf://shelf/guides-archive")
-    assert record is not None and record.state == DocumentState.ORIGINAL_ONLY
+    assert record is not None and record.state == DocumentState.UNSUPPORTED
     assert content_rows(runtime) == before - 1
     assert search(runtime, "2019") == []
     assert uris(search(runtime, "archive")) == ["docshelf://shelf/guides-archive"]

@@ -114,6 +114,10 @@ class JobCounts(BaseModel):
         description="Files whose derived formats are missing: failed now, or still failed "
         "from an earlier pass (see GET /admin/documents?state=failed)."
     )
+    unsupported: int = Field(
+        description="Files nothing reads (no converter for their type): listed and served as "
+        "their originals (see GET /admin/documents?state=unsupported)."
+    )
 
 
 class JobProgress(BaseModel):

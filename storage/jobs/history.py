@@ -31,6 +31,7 @@ class JobCounts:
     removed: int
     unchanged: int
     failed: int
+    unsupported: int
 
 
 @dataclass(frozen=True, slots=True)
