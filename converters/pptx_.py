@@ -332,7 +332,7 @@ def _inline(paragraph: _Paragraph) -> str:
             parts.append("\n")
             continue
         text = escape_markdown_inline(child.text.replace("\v", " ").replace("\n", " "))
-        properties = child.rPr
+        properties: Any = child.rPr
         link = properties.hlinkClick if properties is not None else None
         relationship = rels.get(link.rId) if link is not None and link.rId else None
         if text.strip() and relationship is not None and relationship.is_external:

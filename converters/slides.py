@@ -28,7 +28,7 @@ from docshelf.converters.base import (
     Source,
 )
 from docshelf.converters.document import DocumentData, Page
-from docshelf.converters.markdown.model import parse_markdown
+from docshelf.converters.markdown.model import Link, Table, parse_markdown
 from docshelf.converters.parts import pages_query
 from docshelf.converters.textutil import collapse_whitespace, markdown_heading, summarize
 
@@ -98,7 +98,9 @@ def deck_result(
     pages: list[Page] = []
     segments: list[Segment] = []
     markdown_parts: list[str] = []
-    links, tables, described = [], [], []
+    links: list[Link] = []
+    tables: list[Table] = []
+    described: list[dict[str, Any]] = []
     for number, slide in enumerate(slides, start=1):
         markdown = slide_markdown(number, slide)
         document = parse_markdown(markdown)
