@@ -26,12 +26,18 @@ from docshelf.converters.html.converter import HtmlConverter
 from docshelf.converters.html.docx import DocxConverter
 from docshelf.converters.json_ import JsonConverter
 from docshelf.converters.markdown.converter import MarkdownConverter
+from docshelf.converters.odf.odp import OdpConverter
+from docshelf.converters.odf.odt import OdtConverter
 from docshelf.converters.pdf.converter import PdfConverter
+from docshelf.converters.pptx_ import PptxConverter
 from docshelf.converters.text import TextConverter
 
 CONVERTERS: tuple[Converter, ...] = (
     PdfConverter(),
     DocxConverter(),
+    PptxConverter(),
+    OdtConverter(),
+    OdpConverter(),
     MarkdownConverter(),
     HtmlConverter(),
     JsonConverter(),

@@ -21,6 +21,7 @@ import mcp_types as types
 import pytest
 from jsonschema import Draft202012Validator
 from mcp.shared.exceptions import MCPDeprecationWarning
+from pptx import Presentation
 from pypdf import PdfReader
 
 from docshelf.converters import document_schema
@@ -31,6 +32,7 @@ from tests.support.shelves import make_shelf
 
 PDF = "docshelf://shelf/papers/pdflatex-4-pages.pdf"
 GUIDE = "docshelf://shelf/guide.md"
+DECK = "docshelf://shelf/deck.pptx"
 GUIDE_MD = """# Testing guide
 
 Why we test.
@@ -72,6 +74,11 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningServer]:
         "<html><head><title>Manual</title></head><body><h1>Manual</h1><p>Start.</p>"
         "<h2>Install</h2><p>Use pip.</p><h2>Configure</h2><p>Set the root.</p></body></html>"
     )
+    deck = Presentation()
+    deck.core_properties.title = "Deck"
+    for title in ("First slide", "Second slide"):
+        deck.slides.add_slide(deck.slide_layouts[5]).shapes.title.text = title
+    deck.save(str(shelf / "deck.pptx"))
     with serve(shelf, base / "data") as running:
         yield running
 
@@ -114,6 +121,18 @@ def test_pages_part_comes_in_every_format_under_the_part_uri(raw: RawClient) -> 
     plain = contents["text/plain"]["text"]
     assert plain == "\n\n".join(page["text"] for page in document["pages"])
     assert contents["text/plain"]["title"] == "pdflatex-4-pages.pdf (pages 2\u20133)"
+
+
+def test_a_slides_pdf_is_its_own_markdown_rendered(raw: RawClient) -> None:
+    # A deck's pages are slides, not pages of its rendered PDF: the part renders its slide.
+    import base64
+
+    contents = by_type(read(raw, f"{DECK}?pages=2"))
+    assert contents["text/markdown"]["text"].startswith("<!-- page 2 -->\n\n## Second slide\n")
+    pdf = PdfReader(io.BytesIO(base64.b64decode(contents["application/pdf"]["blob"])))
+    text = "".join(page.extract_text() for page in pdf.pages)
+    assert "Second slide" in text and "First slide" not in text
+    assert pdf.metadata is not None and pdf.metadata.title == "Deck (page 2)"
 
 
 def test_one_page_is_a_part_too(raw: RawClient) -> None:

@@ -38,6 +38,8 @@ from docshelf.converters.parts import (
     section_query,
     unique_slugs,
 )
+from docshelf.converters.pdf.converter import PdfConverter
+from docshelf.converters.render import render_markdown_pdf
 from docshelf.storage.catalog import DocumentRecord
 from docshelf.storage.models import DocumentState
 
@@ -213,7 +215,7 @@ def producers(part: Part, load: Load) -> Mapping[str, Callable[[], bytes]]:
             TEXT_PLAIN: lambda: _page_texts(load, first, last).encode("utf-8"),
             TEXT_MARKDOWN: lambda: _pages_markdown(load, first, last).encode("utf-8"),
             APPLICATION_JSON: lambda: _pages_json(load, first, last),
-            APPLICATION_PDF: lambda: pdf_page_range(load(APPLICATION_PDF), first, last),
+            APPLICATION_PDF: lambda: _pages_pdf(part, load, first, last),
         }
     slug = part.query.section or ""
     state: dict[str, Any] = {}
@@ -259,6 +261,15 @@ def _page_texts(load: Load, first: int, last: int) -> str:
 def _pages_markdown(load: Load, first: int, last: int) -> str:
     markdown = pages_markdown(load(TEXT_MARKDOWN).decode("utf-8"), first, last)
     return markdown if markdown is not None else _page_texts(load, first, last)
+
+
+def _pages_pdf(part: Part, load: Load, first: int, last: int) -> bytes:
+    """A PDF source's own pages; any other source's pages (a deck's slides) are not pages of
+    its rendered PDF, so their part renders its own Markdown."""
+    record = part.document
+    if PdfConverter().accepts(Source.of(record.name, record.mime_type)):
+        return pdf_page_range(load(APPLICATION_PDF), first, last)
+    return render_markdown_pdf(_pages_markdown(load, first, last), title=part.title)
 
 
 def _pages_json(load: Load, first: int, last: int) -> bytes:
