@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import io
 import zipfile
+import zlib
 
 from docshelf.converters.base import ConversionError, FailureReason
 from docshelf.converters.failures import conversion_failure
@@ -42,7 +43,13 @@ def open_package(
     """
     try:
         package = zipfile.ZipFile(io.BytesIO(data))
-    except (zipfile.BadZipFile, zipfile.LargeZipFile, ValueError, OSError) as exc:
+    except (
+        zipfile.BadZipFile,
+        zipfile.LargeZipFile,
+        NotImplementedError,
+        ValueError,
+        OSError,
+    ) as exc:
         raise conversion_failure(exc, f"not a {kind} (ZIP) package: {exc}") from exc
     members = package.infolist()
     if len(members) > max_members:
@@ -73,7 +80,14 @@ def read_member(package: zipfile.ZipFile, name: str, kind: str) -> bytes:
         return package.read(name)
     except KeyError as exc:
         raise ConversionError(FailureReason.CORRUPT, f"the {kind} package has no {name!r}") from exc
-    except (zipfile.BadZipFile, NotImplementedError, OSError, EOFError, ValueError) as exc:
+    except (
+        zipfile.BadZipFile,
+        zlib.error,
+        NotImplementedError,
+        OSError,
+        EOFError,
+        ValueError,
+    ) as exc:
         raise conversion_failure(exc, f"{name!r} in the {kind} package: {exc}") from exc
 
 
