@@ -27,11 +27,13 @@ from docshelf.converters.html.docx import DocxConverter
 from docshelf.converters.json_ import JsonConverter
 from docshelf.converters.markdown.converter import MarkdownConverter
 from docshelf.converters.pdf.converter import PdfConverter
+from docshelf.converters.sheets.converter import SpreadsheetConverter
 from docshelf.converters.text import TextConverter
 
 CONVERTERS: tuple[Converter, ...] = (
     PdfConverter(),
     DocxConverter(),
+    SpreadsheetConverter(),
     MarkdownConverter(),
     HtmlConverter(),
     JsonConverter(),
