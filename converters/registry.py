@@ -30,6 +30,7 @@ from docshelf.converters.odf.odp import OdpConverter
 from docshelf.converters.odf.odt import OdtConverter
 from docshelf.converters.pdf.converter import PdfConverter
 from docshelf.converters.pptx_ import PptxConverter
+from docshelf.converters.sheets.converter import SpreadsheetConverter
 from docshelf.converters.text import TextConverter
 
 CONVERTERS: tuple[Converter, ...] = (
@@ -38,6 +39,7 @@ CONVERTERS: tuple[Converter, ...] = (
     PptxConverter(),
     OdtConverter(),
     OdpConverter(),
+    SpreadsheetConverter(),
     MarkdownConverter(),
     HtmlConverter(),
     JsonConverter(),

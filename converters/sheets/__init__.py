@@ -1,0 +1,1 @@
+"""Spreadsheets (.xlsx, .xlsm, .xls, .ods): one Markdown table per sheet, via python-calamine."""
