@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import io
 import zipfile
+import zlib
 
 from docshelf.converters.base import ConversionError, FailureReason
 from docshelf.converters.failures import conversion_failure
@@ -73,7 +74,15 @@ def read_member(package: zipfile.ZipFile, name: str, kind: str) -> bytes:
         return package.read(name)
     except KeyError as exc:
         raise ConversionError(FailureReason.CORRUPT, f"the {kind} package has no {name!r}") from exc
-    except (zipfile.BadZipFile, NotImplementedError, OSError, EOFError, ValueError) as exc:
+    except (
+        zipfile.BadZipFile,
+        zlib.error,
+        NotImplementedError,
+        OSError,
+        EOFError,
+        ValueError,
+    ) as exc:
+        # zlib.error: a damaged deflate stream (zipfile lets it through).
         raise conversion_failure(exc, f"{name!r} in the {kind} package: {exc}") from exc
 
 
