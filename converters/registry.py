@@ -21,6 +21,7 @@ from docshelf.converters.base import (
     extension_of,
 )
 from docshelf.converters.csv_ import CsvConverter
+from docshelf.converters.epub import EpubConverter
 from docshelf.converters.formats import DERIVED_MIME_TYPES
 from docshelf.converters.html.converter import HtmlConverter
 from docshelf.converters.html.docx import DocxConverter
@@ -32,6 +33,7 @@ from docshelf.converters.text import TextConverter
 CONVERTERS: tuple[Converter, ...] = (
     PdfConverter(),
     DocxConverter(),
+    EpubConverter(),
     MarkdownConverter(),
     HtmlConverter(),
     JsonConverter(),
