@@ -22,6 +22,7 @@ from docshelf.converters.base import (
 )
 from docshelf.converters.csv_ import CsvConverter
 from docshelf.converters.epub import EpubConverter
+from docshelf.converters.feed import FeedConverter
 from docshelf.converters.formats import DERIVED_MIME_TYPES
 from docshelf.converters.html.converter import HtmlConverter
 from docshelf.converters.html.docx import DocxConverter
@@ -36,6 +37,7 @@ CONVERTERS: tuple[Converter, ...] = (
     EpubConverter(),
     MarkdownConverter(),
     HtmlConverter(),
+    FeedConverter(),
     JsonConverter(),
     CsvConverter(),
     TextConverter(),
