@@ -43,7 +43,14 @@ def open_package(
     """
     try:
         package = zipfile.ZipFile(io.BytesIO(data))
-    except (zipfile.BadZipFile, zipfile.LargeZipFile, ValueError, OSError) as exc:
+    except (
+        zipfile.BadZipFile,
+        zipfile.LargeZipFile,
+        NotImplementedError,
+        ValueError,
+        OSError,
+    ) as exc:
+        # NotImplementedError: a member that claims a ZIP version zipfile does not know.
         raise conversion_failure(exc, f"not a {kind} (ZIP) package: {exc}") from exc
     members = package.infolist()
     if len(members) > max_members:
