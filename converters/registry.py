@@ -28,6 +28,7 @@ from docshelf.converters.html.converter import HtmlConverter
 from docshelf.converters.html.docx import DocxConverter
 from docshelf.converters.json_ import JsonConverter
 from docshelf.converters.markdown.converter import MarkdownConverter
+from docshelf.converters.notebook import NotebookConverter
 from docshelf.converters.pdf.converter import PdfConverter
 from docshelf.converters.text import TextConverter
 
@@ -38,6 +39,7 @@ CONVERTERS: tuple[Converter, ...] = (
     MarkdownConverter(),
     HtmlConverter(),
     FeedConverter(),
+    NotebookConverter(),
     JsonConverter(),
     CsvConverter(),
     TextConverter(),
