@@ -9,6 +9,7 @@ import zipfile
 from pathlib import Path
 from typing import Any
 
+import jsonschema
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -383,3 +384,9 @@ def test_markitdown_vector_test_epub() -> None:
         assert _normalized(needed) in markdown
     for refused in vector["must_not_include"]:
         assert _normalized(refused) not in markdown
+
+
+def test_json_validates_against_the_document_schema(
+    book: ConversionResult, schema_validator: jsonschema.protocols.Validator
+) -> None:
+    schema_validator.validate(json.loads(text(book, "application/json")))

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import jsonschema
 import pytest
 
 from docshelf.converters import ConversionError, ConversionResult, convert, find_converter
@@ -240,6 +241,15 @@ def test_registry_accepts_feed_types_and_extensions() -> None:
             "the feed is not well-formed XML: EntitiesForbidden",
         ),
         (b"\x00\x01binary", "corrupt", "the feed is not well-formed XML"),
+        (
+            '<feed xmlns="http://www.w3.org/2005/Atom"><entry><content type="xhtml">'
+            '<div xmlns="http://www.w3.org/1999/xhtml">'
+            + "<b>" * 20_000
+            + "</b>" * 20_000
+            + "</div></content></entry></feed>",
+            "corrupt",
+            "the feed's XHTML content is nested too deeply",
+        ),
     ],
 )
 def test_bad_feeds_are_refused_with_a_reason(data: str | bytes, reason: str, message: str) -> None:
@@ -270,3 +280,11 @@ def test_markitdown_vector_test_rss_xml() -> None:
         assert _normalized(needed) in markdown
     for refused in vector["must_not_include"]:
         assert _normalized(refused) not in markdown
+
+
+def test_json_validates_against_the_document_schema(
+    rss: ConversionResult, schema_validator: jsonschema.protocols.Validator
+) -> None:
+    schema_validator.validate(json.loads(text(rss, "application/json")))
+    atom = run(ATOM, "feed.atom", "application/atom+xml")
+    schema_validator.validate(json.loads(text(atom, "application/json")))
