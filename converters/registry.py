@@ -21,6 +21,8 @@ from docshelf.converters.base import (
     extension_of,
 )
 from docshelf.converters.csv_ import CsvConverter
+from docshelf.converters.epub import EpubConverter
+from docshelf.converters.feed import FeedConverter
 from docshelf.converters.formats import DERIVED_MIME_TYPES
 from docshelf.converters.html.converter import HtmlConverter
 from docshelf.converters.html.docx import DocxConverter
@@ -28,6 +30,7 @@ from docshelf.converters.json_ import JsonConverter
 from docshelf.converters.markdown.converter import MarkdownConverter
 from docshelf.converters.odf.odp import OdpConverter
 from docshelf.converters.odf.odt import OdtConverter
+from docshelf.converters.notebook import NotebookConverter
 from docshelf.converters.pdf.converter import PdfConverter
 from docshelf.converters.pptx_ import PptxConverter
 from docshelf.converters.sheets.converter import SpreadsheetConverter
@@ -40,8 +43,11 @@ CONVERTERS: tuple[Converter, ...] = (
     OdtConverter(),
     OdpConverter(),
     SpreadsheetConverter(),
+    EpubConverter(),
     MarkdownConverter(),
     HtmlConverter(),
+    FeedConverter(),
+    NotebookConverter(),
     JsonConverter(),
     CsvConverter(),
     TextConverter(),

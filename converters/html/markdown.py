@@ -171,8 +171,20 @@ class HtmlDocument:
     meta: dict[str, str]
 
 
-def html_to_markdown(source: str) -> HtmlDocument:
-    """Parse ``source`` and write it as Markdown."""
+def html_to_markdown(
+    source: str,
+    *,
+    image_source: Callable[[str], str | None] | None = None,
+    heading_offset: int = 0,
+) -> HtmlDocument:
+    """Parse ``source`` and write it as Markdown.
+
+    For HTML that is one part of a larger document (an e-book's chapter, a
+    feed's entry): ``image_source`` maps each image's ``src`` to the reference
+    to write (None: the alt text alone), and ``heading_offset`` moves every
+    heading that many levels down (at most to ``######``), below the headings
+    the larger document gives its parts.
+    """
     builder = _TreeBuilder()
     builder.feed(source)
     builder.close()
@@ -180,7 +192,7 @@ def html_to_markdown(source: str) -> HtmlDocument:
     _drop_permalinks(root)
     title = _first_text(root, "title")
     first_h1 = _first_text(root, "h1")
-    body = _join_blocks(_Writer().blocks(root))
+    body = _join_blocks(_Writer(image_source, heading_offset).blocks(root))
     return HtmlDocument(
         markdown=body,
         title=title,
@@ -326,7 +338,11 @@ class _TreeBuilder(HTMLParser):
 class _Writer:
     """Element tree → Markdown blocks."""
 
-    def __init__(self) -> None:
+    def __init__(
+        self, image_source: Callable[[str], str | None] | None = None, heading_offset: int = 0
+    ) -> None:
+        self._image_source = image_source
+        self._heading_offset = heading_offset
         # Emphasis already open around the current node: nested ``<b>`` in
         # ``<b>`` (or a bold term) is written once, not as ``**a **b** c**``.
         self._open: dict[str, int] = {"**": 0, "*": 0, "~~": 0}
@@ -351,7 +367,8 @@ class _Writer:
         tag = element.tag
         if tag in HEADINGS:
             text = self._one_line(element.children)
-            return [markdown_heading(HEADINGS[tag], text, escaped=True)] if text else []
+            level = min(HEADINGS[tag] + self._heading_offset, 6)
+            return [markdown_heading(level, text, escaped=True)] if text else []
         if tag in ("ul", "ol", "menu"):
             return [self._list(element)]
         if tag == "pre":
@@ -400,7 +417,7 @@ class _Writer:
         if tag == "br":
             return _HARD_BREAK
         if tag == "img":
-            return _image(node)
+            return _image(node, self._image_source)
         if tag in ("code", "kbd", "samp", "tt"):
             return _code_span(_SPACES.sub(" ", node.text()))
         marker = _EMPHASIS.get(tag)
@@ -530,9 +547,11 @@ def _link(inner: str, href: str) -> str:
     return markdown_link(text, href)
 
 
-def _image(element: Element) -> str:
+def _image(element: Element, image_source: Callable[[str], str | None] | None) -> str:
     alt = escape_markdown_inline(collapse_whitespace(element.attrs.get("alt", "")))
     src = element.attrs.get("src", "").strip()
+    if image_source is not None:
+        src = image_source(src) or ""
     if src.lower().startswith(_SAFE_IMAGE_SCHEMES) or (src and ":" not in src.split("/")[0]):
         return f"![{alt}]({link_destination(src)})"
     return alt
