@@ -27,6 +27,7 @@ from docshelf.converters.html.docx import DocxConverter
 from docshelf.converters.json_ import JsonConverter
 from docshelf.converters.markdown.converter import MarkdownConverter
 from docshelf.converters.pdf.converter import PdfConverter
+from docshelf.converters.rtf import RtfConverter
 from docshelf.converters.text import TextConverter
 
 CONVERTERS: tuple[Converter, ...] = (
@@ -36,6 +37,7 @@ CONVERTERS: tuple[Converter, ...] = (
     HtmlConverter(),
     JsonConverter(),
     CsvConverter(),
+    RtfConverter(),
     TextConverter(),
 )
 
