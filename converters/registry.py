@@ -25,6 +25,8 @@ from docshelf.converters.formats import DERIVED_MIME_TYPES
 from docshelf.converters.html.converter import HtmlConverter
 from docshelf.converters.html.docx import DocxConverter
 from docshelf.converters.json_ import JsonConverter
+from docshelf.converters.mail.eml import EmlConverter
+from docshelf.converters.mail.msg import MsgConverter
 from docshelf.converters.markdown.converter import MarkdownConverter
 from docshelf.converters.pdf.converter import PdfConverter
 from docshelf.converters.rtf import RtfConverter
@@ -37,6 +39,8 @@ CONVERTERS: tuple[Converter, ...] = (
     HtmlConverter(),
     JsonConverter(),
     CsvConverter(),
+    EmlConverter(),
+    MsgConverter(),
     RtfConverter(),
     TextConverter(),
 )
