@@ -27,6 +27,8 @@ from docshelf.converters.formats import DERIVED_MIME_TYPES
 from docshelf.converters.html.converter import HtmlConverter
 from docshelf.converters.html.docx import DocxConverter
 from docshelf.converters.json_ import JsonConverter
+from docshelf.converters.mail.eml import EmlConverter
+from docshelf.converters.mail.msg import MsgConverter
 from docshelf.converters.markdown.converter import MarkdownConverter
 from docshelf.converters.odf.odp import OdpConverter
 from docshelf.converters.odf.odt import OdtConverter
@@ -34,6 +36,7 @@ from docshelf.converters.notebook import NotebookConverter
 from docshelf.converters.pdf.converter import PdfConverter
 from docshelf.converters.pptx_ import PptxConverter
 from docshelf.converters.sheets.converter import SpreadsheetConverter
+from docshelf.converters.rtf import RtfConverter
 from docshelf.converters.text import TextConverter
 
 CONVERTERS: tuple[Converter, ...] = (
@@ -50,6 +53,9 @@ CONVERTERS: tuple[Converter, ...] = (
     NotebookConverter(),
     JsonConverter(),
     CsvConverter(),
+    EmlConverter(),
+    MsgConverter(),
+    RtfConverter(),
     TextConverter(),
 )
 
