@@ -26,6 +26,9 @@ from docshelf.converters.html.converter import HtmlConverter
 from docshelf.converters.html.docx import DocxConverter
 from docshelf.converters.json_ import JsonConverter
 from docshelf.converters.markdown.converter import MarkdownConverter
+from docshelf.converters.markup.adoc import AsciidocConverter
+from docshelf.converters.markup.org import OrgConverter
+from docshelf.converters.markup.rst import RstConverter
 from docshelf.converters.pdf.converter import PdfConverter
 from docshelf.converters.text import TextConverter
 
@@ -36,6 +39,9 @@ CONVERTERS: tuple[Converter, ...] = (
     HtmlConverter(),
     JsonConverter(),
     CsvConverter(),
+    RstConverter(),
+    OrgConverter(),
+    AsciidocConverter(),
     TextConverter(),
 )
 
