@@ -33,6 +33,9 @@ from docshelf.converters.markdown.converter import MarkdownConverter
 from docshelf.converters.odf.odp import OdpConverter
 from docshelf.converters.odf.odt import OdtConverter
 from docshelf.converters.notebook import NotebookConverter
+from docshelf.converters.markup.adoc import AsciidocConverter
+from docshelf.converters.markup.org import OrgConverter
+from docshelf.converters.markup.rst import RstConverter
 from docshelf.converters.pdf.converter import PdfConverter
 from docshelf.converters.pptx_ import PptxConverter
 from docshelf.converters.sheets.converter import SpreadsheetConverter
@@ -56,6 +59,9 @@ CONVERTERS: tuple[Converter, ...] = (
     EmlConverter(),
     MsgConverter(),
     RtfConverter(),
+    RstConverter(),
+    OrgConverter(),
+    AsciidocConverter(),
     TextConverter(),
 )
 
