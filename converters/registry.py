@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import functools
 
+from docshelf.converters.archive import ArchiveConverter
 from docshelf.converters.base import (
     ConversionError,
     ConversionResult,
@@ -36,6 +37,7 @@ CONVERTERS: tuple[Converter, ...] = (
     HtmlConverter(),
     JsonConverter(),
     CsvConverter(),
+    ArchiveConverter(),
     TextConverter(),
 )
 
