@@ -30,20 +30,18 @@ as an archive of one member: the file it compresses.
 from __future__ import annotations
 
 import bz2
-import gzip
 import io
 import lzma
 import mimetypes
 import re
 import stat
-import tarfile
 import zipfile
 import zlib
 from collections.abc import Iterator
 from contextvars import ContextVar
 from dataclasses import dataclass, field, replace
 from pathlib import PurePosixPath
-from typing import IO
+from typing import TYPE_CHECKING
 
 from docshelf.converters.assemble import markdown_result
 from docshelf.converters.base import ConversionError, ConversionResult, Facts, FailureReason, Source
@@ -69,6 +67,9 @@ from docshelf.converters.package import (
 )
 from docshelf.converters.parts import section_segments
 from docshelf.converters.textutil import collapse_whitespace
+
+if TYPE_CHECKING:  # tarfile and gzip are imported when a tar is read
+    import tarfile
 
 ZIP_MIME_TYPES = frozenset({"application/zip", "application/x-zip-compressed", "application/x-zip"})
 TAR_MIME_TYPES = frozenset(
@@ -99,6 +100,8 @@ PACKAGE_EXTENSIONS = frozenset(
 )
 #: How far past a tar member's data the next member's headers may reach.
 HEADER_ALLOWANCE = 1024 * 1024
+#: tarfile.BLOCKSIZE: a member's data is padded to whole blocks.
+_TAR_BLOCK = 512
 #: How much a byte-counting reader hands on at once.
 _CHUNK = 64 * 1024
 #: The heading level of a member's section.
@@ -113,7 +116,6 @@ _COMPRESSIONS: tuple[tuple[bytes, str], ...] = (
     (b"\xfd7zXZ\x00", "xz"),
 )
 _COMPRESSION_NAMES = {"gz": "gzip", "bz2": "bzip2", "xz": "xz"}
-_TAR_ERRORS = (tarfile.TarError, EOFError, OSError, zlib.error, lzma.LZMAError, ValueError)
 _ZIP_ERRORS = (
     zipfile.BadZipFile,
     NotImplementedError,
@@ -288,7 +290,7 @@ def _zip_listing(data: bytes, walk: _Walk) -> _Listing:
 
 def _zip_members(package: zipfile.ZipFile, walk: _Walk) -> Iterator[Member]:
     for info in package.infolist():
-        if not info.is_dir():
+        if not info.filename.endswith("/"):  # folders carry nothing (is_dir fails on "")
             yield _zip_member(package, info, walk)
 
 
@@ -317,20 +319,43 @@ def _zip_member(package: zipfile.ZipFile, info: zipfile.ZipInfo, walk: _Walk) ->
 # tar
 
 
+def _tar_errors() -> tuple[type[Exception], ...]:
+    """What reading a damaged tar or compressed stream raises."""
+    import tarfile
+
+    return (tarfile.TarError, EOFError, OSError, zlib.error, lzma.LZMAError, ValueError)
+
+
 def _tar_listing(data: bytes, filename: str, walk: _Walk) -> _Listing:
+    import tarfile
+
     compression = _compression_of(data)
     kind = f"tar.{compression}" if compression else "tar"
     reader = _CountingReader(data, compression, walk.limits, kind)
     try:
         # Read as the members stream past; in memory, nothing to close.
         archive = tarfile.open(fileobj=reader, mode="r|")  # noqa: SIM115
-    except _TAR_ERRORS as exc:
+    except _tar_errors() as exc:
         if compression is None:
             raise ConversionError(
                 FailureReason.CORRUPT, f"not a tar archive: {describe(exc)}"
             ) from exc
+        if not _not_a_tar(exc):
+            raise _damaged_stream(compression, exc) from exc
         return _single_file(data, compression, filename, walk)
     return _Listing(kind, _tar_members(archive, reader, walk, kind))
+
+
+def _not_a_tar(exc: Exception) -> bool:
+    """Whether tarfile refused the first header (rather than the decompressor its bytes)."""
+    import tarfile
+
+    return isinstance(exc, tarfile.ReadError) and not str(exc).startswith("zlib error")
+
+
+def _damaged_stream(compression: str, exc: Exception) -> ConversionError:
+    name = _COMPRESSION_NAMES[compression]
+    return ConversionError(FailureReason.CORRUPT, f"the {name} data is damaged: {describe(exc)}")
 
 
 def _tar_members(
@@ -357,13 +382,12 @@ def _tar_members(
                     f"the {kind} archive unpacks to at least {declared} bytes, "
                     f"over the limit of {limits.max_unpacked}",
                 )
-            padded = -(-info.size // tarfile.BLOCKSIZE) * tarfile.BLOCKSIZE
+            padded = -(-info.size // _TAR_BLOCK) * _TAR_BLOCK
             reader.ceiling = info.offset_data + padded + HEADER_ALLOWANCE
-            archive.members.clear()  # streamed: no need to keep every header
             if info.isdir():
                 continue
             member = _tar_member(archive, info, walk)
-        except _TAR_ERRORS as exc:
+        except _tar_errors() as exc:
             raise ConversionError(
                 FailureReason.CORRUPT, f"the {kind} archive is damaged: {describe(exc)}"
             ) from exc
@@ -416,10 +440,8 @@ def _single_file(data: bytes, compression: str, filename: str, walk: _Walk) -> _
         while size <= limits.max_member_bytes and (chunk := reader.read(_CHUNK)):
             chunks.append(chunk)
             size += len(chunk)
-    except _TAR_ERRORS as exc:
-        raise ConversionError(
-            FailureReason.CORRUPT, f"the {kind} file is damaged: {describe(exc)}"
-        ) from exc
+    except _tar_errors() as exc:
+        raise _damaged_stream(compression, exc) from exc
     content = b"".join(chunks)
     skipped = walk.admit(size)
     member = (
@@ -443,7 +465,7 @@ class _CountingReader(io.RawIOBase):
     ) -> None:
         super().__init__()
         self.raw = io.BytesIO(data)
-        self.stream: IO[bytes] = _decompressor(self.raw, compression)
+        self.stream = _decompressor(self.raw, compression)
         self.limits = limits
         self.kind = kind
         self.count = 0
@@ -483,8 +505,10 @@ class _CountingReader(io.RawIOBase):
             )
 
 
-def _decompressor(raw: IO[bytes], compression: str | None) -> IO[bytes]:
+def _decompressor(raw: io.BytesIO, compression: str | None) -> io.BufferedIOBase:
     if compression == "gz":
+        import gzip
+
         return gzip.GzipFile(fileobj=raw, mode="rb")
     if compression == "bz2":
         return bz2.BZ2File(raw, mode="rb")

@@ -42,7 +42,15 @@ def open_package(
     """
     try:
         package = zipfile.ZipFile(io.BytesIO(data))
-    except (zipfile.BadZipFile, zipfile.LargeZipFile, ValueError, OSError) as exc:
+    # NotImplementedError: a member that needs a newer ZIP version than zipfile reads.
+    except (
+        zipfile.BadZipFile,
+        zipfile.LargeZipFile,
+        NotImplementedError,
+        EOFError,
+        ValueError,
+        OSError,
+    ) as exc:
         raise conversion_failure(exc, f"not a {kind} (ZIP) package: {exc}") from exc
     members = package.infolist()
     if len(members) > max_members:
