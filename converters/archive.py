@@ -163,7 +163,8 @@ class _Walk:
         if self.converted >= limits.max_converted:
             return f"over the limit of {limits.max_converted} members converted per archive"
         if self.converted_bytes + size > limits.max_converted_bytes:
-            return f"over the {human_size(limits.max_converted_bytes)} converted per archive"
+            total = human_size(limits.max_converted_bytes)
+            return f"over the {total} limit of member bytes converted per archive"
         self.converted += 1
         self.converted_bytes += size
         return None
@@ -205,9 +206,10 @@ class ArchiveConverter:
     def convert(self, source: Source) -> ConversionResult:
         walk = _WALK.get()
         if walk is None:
-            token = _WALK.set(_Walk(self.limits, depth=1))
+            walk = _Walk(self.limits, depth=1)
+            token = _WALK.set(walk)
             try:
-                return _convert(source, _WALK.get() or _Walk(self.limits))
+                return _convert(source, walk)
             finally:
                 _WALK.reset(token)
         if walk.depth >= walk.limits.max_depth:
@@ -266,7 +268,7 @@ def _tallied(listing: _Listing) -> Iterator[Member]:
 
 
 def _open(source: Source, walk: _Walk) -> _Listing:
-    """The reader for ``source``: ZIP by its signature, type or name; tar otherwise."""
+    """The reader for ``source``: ZIP by its signature or its type (not a tar's); tar otherwise."""
     data = source.data
     if data.startswith(_ZIP_SIGNATURES) or (
         source.base_mime_type in ZIP_MIME_TYPES
