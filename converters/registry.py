@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import functools
 
+from docshelf.converters.archive import ArchiveConverter
 from docshelf.converters.base import (
     ConversionError,
     ConversionResult,
@@ -62,6 +63,7 @@ CONVERTERS: tuple[Converter, ...] = (
     RstConverter(),
     OrgConverter(),
     AsciidocConverter(),
+    ArchiveConverter(),
     TextConverter(),
 )
 
