@@ -26,6 +26,9 @@ from docshelf.converters.html.converter import HtmlConverter
 from docshelf.converters.html.docx import DocxConverter
 from docshelf.converters.json_ import JsonConverter
 from docshelf.converters.markdown.converter import MarkdownConverter
+from docshelf.converters.media.audio import AudioConverter
+from docshelf.converters.media.image import ImageConverter
+from docshelf.converters.media.video import VideoConverter
 from docshelf.converters.pdf.converter import PdfConverter
 from docshelf.converters.text import TextConverter
 
@@ -36,6 +39,10 @@ CONVERTERS: tuple[Converter, ...] = (
     HtmlConverter(),
     JsonConverter(),
     CsvConverter(),
+    ImageConverter(),
+    # Before video: an .m4a is an MP4 file libmagic calls video/mp4.
+    AudioConverter(),
+    VideoConverter(),
     TextConverter(),
 )
 
