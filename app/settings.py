@@ -89,6 +89,11 @@ class Settings(BaseSettings):
         description="bytes from which a block gets its own mapping, returned when freed "
         "(glibc; 0 = glibc's default, a threshold that rises with the blocks freed)",
     )
+    image_gps: bool = Field(
+        False,
+        description="put the GPS position of photos (EXIF) in their conversions; the image "
+        "converter reads DOCSHELF_IMAGE_GPS itself, and turning it on or off converts again",
+    )
     admin_token: str | None = None
     log_level: str = "info"
     # uvicorn's line per request: a few percent of a small read's time, so off unless asked for.

@@ -223,7 +223,12 @@ class Converter(Protocol):
     """
 
     name: str
-    version: str
+
+    @property
+    def version(self) -> str:
+        """Changes whenever the output for the same input would (a class attribute, mostly;
+        a property where a setting changes the output, as ``DOCSHELF_IMAGE_GPS`` does)."""
+        ...
 
     def accepts(self, source: Source) -> bool:
         """Cheap check from the source's MIME type and extension; never reads ``data``."""

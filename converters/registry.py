@@ -37,6 +37,9 @@ from docshelf.converters.notebook import NotebookConverter
 from docshelf.converters.markup.adoc import AsciidocConverter
 from docshelf.converters.markup.org import OrgConverter
 from docshelf.converters.markup.rst import RstConverter
+from docshelf.converters.media.audio import AudioConverter
+from docshelf.converters.media.image import ImageConverter
+from docshelf.converters.media.video import VideoConverter
 from docshelf.converters.pdf.converter import PdfConverter
 from docshelf.converters.pptx_ import PptxConverter
 from docshelf.converters.sheets.converter import SpreadsheetConverter
@@ -64,6 +67,10 @@ CONVERTERS: tuple[Converter, ...] = (
     OrgConverter(),
     AsciidocConverter(),
     ArchiveConverter(),
+    ImageConverter(),
+    # Before video: an .m4a is an MP4 file libmagic calls video/mp4.
+    AudioConverter(),
+    VideoConverter(),
     TextConverter(),
 )
 

@@ -6,8 +6,6 @@ from __future__ import annotations
 import base64
 import json
 import shutil
-import struct
-import zlib
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -143,20 +141,8 @@ def test_metadata_reports_every_corpus_pdf_and_its_size(tmp_path: Path) -> None:
 # -- conversion limits, on a real pool and a real SQLite file -------------------------------
 
 
-def png_bytes() -> bytes:
-    """A real 1x1 PNG: a type no converter handles."""
-
-    def chunk(kind: bytes, data: bytes) -> bytes:
-        body = kind + data
-        return struct.pack(">I", len(data)) + body + struct.pack(">I", zlib.crc32(body))
-
-    header = struct.pack(">IIBBBBB", 1, 1, 8, 2, 0, 0, 0)
-    return (
-        b"\x89PNG\r\n\x1a\n"
-        + chunk(b"IHDR", header)
-        + chunk(b"IDAT", zlib.compress(b"\x00\xff\x00\x00"))
-        + chunk(b"IEND", b"")
-    )
+#: The start of a Linux program: a type no converter handles.
+PROGRAM = b"\x7fELF\x02\x01\x01\x00" + bytes(8) + b"\x02\x00\x3e\x00" + bytes(200)
 
 
 @pytest.fixture
@@ -165,7 +151,7 @@ def limited_shelf(tmp_path: Path) -> Path:
     shelf.mkdir()
     shutil.copy(CORPUS_PDF / "GeoTopo-komprimiert.pdf", shelf / "big.pdf")
     (shelf / "small.txt").write_text("small and quick\n")
-    (shelf / "pixel.png").write_bytes(png_bytes())
+    (shelf / "tool").write_bytes(PROGRAM)
     return shelf
 
 
@@ -225,6 +211,11 @@ def test_a_type_no_converter_handles_is_served_as_its_original(
         assert pixel is not None
         assert pixel.mime_type == "image/png" and pixel.state == DocumentState.UNSUPPORTED
         assert pixel.derived == () and pixel.error_reason is None
+        tool = runtime.catalog.get("docshelf://limits/tool")
+        assert tool is not None
+        assert tool.mime_type == "application/x-executable"
+        assert tool.state == DocumentState.ORIGINAL_ONLY
+        assert tool.derived == () and tool.error_reason is None
     finally:
         runtime.close()
 

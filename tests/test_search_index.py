@@ -172,7 +172,7 @@ def test_a_file_no_converter_handles_keeps_its_name_and_loses_its_text(
 ) -> None:
     before = content_rows(runtime)
     archive = shelf / "guides-archive"
-    archive.write_bytes(b"\x89PNG\r\n\x1a\n" + bytes(range(256)) * 8)
+    archive.write_bytes(b"\x7fELF\x02\x01\x01\x00" + bytes(range(256)) * 8)  # a program
     runtime.index()
     record = runtime.catalog.get("docshelf://shelf/guides-archive")
     assert record is not None and record.state == DocumentState.UNSUPPORTED

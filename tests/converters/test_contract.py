@@ -73,9 +73,9 @@ def test_registry_picks_by_priority(mime_type: str, filename: str, expected: str
 
 
 def test_unsupported_type_is_an_error() -> None:
-    assert find_converter("image/png", "photo.png") is None
+    assert find_converter("application/x-executable", "tool") is None
     with pytest.raises(ConversionError) as caught:
-        convert(b"\x89PNG", "image/png", "photo.png")
+        convert(b"\x7fELF", "application/x-executable", "tool")
     assert caught.value.reason == "unsupported"
 
 

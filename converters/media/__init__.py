@@ -1,0 +1,1 @@
+"""Pictures, sound and films: described from their metadata, never decoded."""
