@@ -46,7 +46,8 @@ def open_package(
     except (
         zipfile.BadZipFile,
         zipfile.LargeZipFile,
-        NotImplementedError,
+        NotImplementedError,  # a member needing a newer ZIP version ("zip file version 6.4")
+        EOFError,
         ValueError,
         OSError,
     ) as exc:

@@ -31,19 +31,19 @@ from docshelf.converters.json_ import JsonConverter
 from docshelf.converters.mail.eml import EmlConverter
 from docshelf.converters.mail.msg import MsgConverter
 from docshelf.converters.markdown.converter import MarkdownConverter
-from docshelf.converters.odf.odp import OdpConverter
-from docshelf.converters.odf.odt import OdtConverter
-from docshelf.converters.notebook import NotebookConverter
 from docshelf.converters.markup.adoc import AsciidocConverter
 from docshelf.converters.markup.org import OrgConverter
 from docshelf.converters.markup.rst import RstConverter
 from docshelf.converters.media.audio import AudioConverter
 from docshelf.converters.media.image import ImageConverter
 from docshelf.converters.media.video import VideoConverter
+from docshelf.converters.notebook import NotebookConverter
+from docshelf.converters.odf.odp import OdpConverter
+from docshelf.converters.odf.odt import OdtConverter
 from docshelf.converters.pdf.converter import PdfConverter
 from docshelf.converters.pptx_ import PptxConverter
-from docshelf.converters.sheets.converter import SpreadsheetConverter
 from docshelf.converters.rtf import RtfConverter
+from docshelf.converters.sheets.converter import SpreadsheetConverter
 from docshelf.converters.text import TextConverter
 
 CONVERTERS: tuple[Converter, ...] = (

@@ -207,15 +207,15 @@ def test_a_type_no_converter_handles_is_served_as_its_original(
     runtime = make_runtime(limited_shelf, tmp_path / "data", max_convert_mb=1.0)
     try:
         runtime.index()
-        pixel = runtime.catalog.get("docshelf://limits/pixel.png")
-        assert pixel is not None
-        assert pixel.mime_type == "image/png" and pixel.state == DocumentState.UNSUPPORTED
-        assert pixel.derived == () and pixel.error_reason is None
         tool = runtime.catalog.get("docshelf://limits/tool")
         assert tool is not None
         assert tool.mime_type == "application/x-executable"
-        assert tool.state == DocumentState.ORIGINAL_ONLY
-        assert tool.derived == () and tool.error_reason is None
+        # Issue 25: unsupported is a state with a reason, not silence.
+        assert tool.state == DocumentState.UNSUPPORTED and tool.derived == ()
+        assert (tool.error_reason, tool.error_message) == (
+            "unsupported",
+            "no converter for application/x-executable",
+        )
     finally:
         runtime.close()
 

@@ -98,7 +98,9 @@ def _parts(message: Message) -> tuple[Message | None, Message | None, list[Membe
         if (part.is_multipart() and part.get_content_maintype() != "message") or not depth:
             children = part.get_payload()
             if isinstance(children, list):
-                stack.extend((child, depth + 1) for child in reversed(children))
+                stack.extend(
+                    (child, depth + 1) for child in reversed(children) if isinstance(child, Message)
+                )
                 continue
         filename = _filename(part)
         attached = filename or part.get_content_disposition() == "attachment"
