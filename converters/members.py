@@ -1,4 +1,4 @@
-"""The files inside a container (an archive's members) as sections of its Markdown.
+"""The files inside a container (an archive's members, a mail's attachments) as its sections.
 
 A container's members are parts of the container, not documents of their own:
 each member is converted with the same converters as a file on the shelf, and
@@ -179,9 +179,10 @@ def convert_members(members: Iterable[Member], *, level: int) -> list[ConvertedM
 
 
 def members_markdown(
-    converted: Sequence[ConvertedMember], *, level: int, before: str = ""
+    converted: Sequence[ConvertedMember], *, level: int, before: str = "", label: str = ""
 ) -> tuple[str, list[str | None]]:
-    """The Markdown: ``before``, the member table, then one section per converted member.
+    """The Markdown: ``before``, the member table, then one section per converted member,
+    headed by ``label`` and its path (``## Attachment: report.pdf``).
 
     Returns it and, per member, the part (``?section=...``) that reads it, or
     None for a member only listed.
@@ -206,7 +207,7 @@ def members_markdown(
             heading_lines.append(None)
             continue
         heading_lines.append(line)
-        section = markdown_heading(level, display_path(c.member.path))
+        section = markdown_heading(level, label + display_path(c.member.path))
         if c.markdown:
             section += "\n\n" + c.markdown
         chunks.append(section)

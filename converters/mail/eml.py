@@ -21,9 +21,10 @@ from datetime import datetime
 from email.message import EmailMessage, Message
 
 from docshelf.converters.base import ConversionError, ConversionResult, FailureReason, Source
-from docshelf.converters.mail.attachments import Member
+from docshelf.converters.mail.attachments import attachment
 from docshelf.converters.mail.charsets import decode_bytes, repair_surrogates
 from docshelf.converters.mail.message import Address, Body, Mail, mail_result
+from docshelf.converters.members import Member
 from docshelf.converters.textutil import check_size, collapse_whitespace
 
 EML_MIME_TYPES = frozenset({"message/rfc822"})
@@ -126,9 +127,9 @@ def _attachment(part: Message, content_type: str, filename: str | None) -> Membe
     if content_type == "message/rfc822":
         subject = _attached_subject(part)
         name = filename or (f"{subject}.eml" if subject else "message.eml")
-        return Member(name, data, mime_type=content_type)
+        return attachment(name, data, mime_type=content_type)
     extension = content_type.rpartition("/")[2] if filename is None else ""
-    return Member(filename or f"attachment.{extension}", data)
+    return attachment(filename or f"attachment.{extension}", data)
 
 
 def _payload(part: Message) -> bytes:

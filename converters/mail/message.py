@@ -21,16 +21,17 @@ from docshelf.converters.assemble import markdown_result
 from docshelf.converters.base import ConversionResult, Source
 from docshelf.converters.document import from_markdown
 from docshelf.converters.html.markdown import html_to_markdown
-from docshelf.converters.mail.attachments import (
+from docshelf.converters.mail.attachments import ATTACHMENT_LABEL, bounded
+from docshelf.converters.markdown.converter import markdown_facts
+from docshelf.converters.markdown.model import parse_markdown
+from docshelf.converters.members import (
+    ConvertedMember,
     Member,
-    Members,
     convert_members,
     demote_headings,
     member_entries,
     members_markdown,
 )
-from docshelf.converters.markdown.converter import markdown_facts
-from docshelf.converters.markdown.model import parse_markdown
 from docshelf.converters.parts import section_segments
 from docshelf.converters.textutil import (
     DESCRIPTION_LIMIT,
@@ -41,7 +42,6 @@ from docshelf.converters.textutil import (
     text_to_markdown,
 )
 
-ATTACHMENT_LABEL = "Attachment"
 CONTENT_HEADING = "Content"
 
 
@@ -97,8 +97,9 @@ class Mail:
 
 def mail_result(source: Source, mail: Mail) -> ConversionResult:
     """The four formats of ``mail``; attachments that are documents become sections."""
-    members = convert_members(mail.attachments, heading_level=2)
-    markdown = mail_markdown(mail, members)
+    attached, omitted = bounded(mail.attachments)
+    converted = convert_members(attached, level=2)
+    markdown, parts = mail_markdown(mail, converted, omitted)
     document = parse_markdown(markdown)
     metadata = _metadata(mail)
     facts = dataclasses.replace(
@@ -112,10 +113,10 @@ def mail_result(source: Source, mail: Mail) -> ConversionResult:
         "date": mail.date.isoformat() if mail.date else None,
         "message_id": mail.message_id,
         "body_format": mail.body.format if mail.body else None,
-        "attachments": member_entries(members, markdown, label=ATTACHMENT_LABEL),
+        "attachments": member_entries(converted, parts),
     }
-    if members.omitted:
-        data["attachments_omitted"] = members.omitted
+    if omitted:
+        data["attachments_omitted"] = omitted
     return markdown_result(
         source,
         facts,
@@ -127,7 +128,10 @@ def mail_result(source: Source, mail: Mail) -> ConversionResult:
     )
 
 
-def mail_markdown(mail: Mail, members: Members) -> str:
+def mail_markdown(
+    mail: Mail, attached: Sequence[ConvertedMember], omitted: int
+) -> tuple[str, list[str | None]]:
+    """The message's Markdown, and the part each attachment can be read as (None: listed only)."""
     blocks: list[str] = []
     if mail.subject:
         blocks.append(markdown_heading(1, mail.subject))
@@ -141,10 +145,12 @@ def mail_markdown(mail: Mail, members: Members) -> str:
     if mail.body and mail.body.markdown.strip():
         blocks.append(markdown_heading(2, CONTENT_HEADING))
         blocks.append(mail.body.markdown.strip())
-    attached = members_markdown(members, label=ATTACHMENT_LABEL, level=2)
-    if attached:
-        blocks.append(attached.strip())
-    return "\n\n".join(blocks) + "\n"
+    if not attached:
+        return "\n\n".join(blocks) + "\n", []
+    blocks.append(markdown_heading(2, "Attachments"))
+    if omitted:
+        blocks.append(f"{omitted} more attachments are not listed.")
+    return members_markdown(attached, level=2, before="\n\n".join(blocks), label=ATTACHMENT_LABEL)
 
 
 def _header_values(mail: Mail) -> list[tuple[str, str]]:

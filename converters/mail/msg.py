@@ -27,10 +27,11 @@ from typing import Any
 
 from docshelf.converters.base import ConversionError, ConversionResult, FailureReason, Source
 from docshelf.converters.failures import conversion_failure, describe
-from docshelf.converters.mail.attachments import Member
+from docshelf.converters.mail.attachments import NOT_OPENED, attachment
 from docshelf.converters.mail.charsets import decode_bytes
 from docshelf.converters.mail.message import Address, Body, Mail, mail_result
 from docshelf.converters.mail.rtfbody import decompress_rtf, encapsulated_html, is_encapsulated_html
+from docshelf.converters.members import Member
 from docshelf.converters.textutil import check_size
 
 MSG_MIME_TYPES = frozenset({"application/vnd.ms-outlook"})
@@ -214,24 +215,24 @@ def _body(message: _Storage) -> Body | None:
     return Body(rtf_markdown(rtf).markdown, "rtf")
 
 
-def _attachment(attachment: _Storage) -> Member:
+def _attachment(storage: _Storage) -> Member:
     name = (
-        attachment.string(ATTACH_LONG_FILENAME)
-        or attachment.string(ATTACH_FILENAME)
-        or attachment.string(DISPLAY_NAME)
+        storage.string(ATTACH_LONG_FILENAME)
+        or storage.string(ATTACH_FILENAME)
+        or storage.string(DISPLAY_NAME)
         or "attachment"
     )
-    data = attachment.binary(ATTACH_DATA)
+    data = storage.binary(ATTACH_DATA)
     if data is not None:
-        return Member(name, data)
-    embedded = [*attachment.path, f"__substg1.0_{ATTACH_DATA:04X}000D"]
-    if attachment.ole.exists("/".join(embedded)):
-        inner = _Storage(attachment.ole, embedded, 24, attachment.codepage)
+        return attachment(name, data)
+    embedded = [*storage.path, f"__substg1.0_{ATTACH_DATA:04X}000D"]
+    if storage.ole.exists("/".join(embedded)):
+        inner = _Storage(storage.ole, embedded, 24, storage.codepage)
         subject = inner.string(SUBJECT)
-        return Member(
+        return attachment(
             f"{subject or name}.msg",
             b"",
-            note="listed only: attached mail is not opened",
+            note=NOT_OPENED,
             mime_type="application/vnd.ms-outlook",
         )
-    return Member(name, b"", note="listed only: not a file (a link or an OLE object)")
+    return attachment(name, b"", note="not a file (a link or an OLE object)")

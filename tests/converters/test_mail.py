@@ -188,27 +188,29 @@ def with_attachments() -> MIMEMultipart:
 def test_attachments_become_sections_parts_and_json_entries() -> None:
     result = eml(with_attachments())
     text = markdown(result)
-    assert "## Attachments\n\n- notes.md (text/markdown, 35 bytes)\n" in text
+    assert "## Attachments\n\n| Path | Type | Size | Result |\n" in text
+    assert "| notes.md | text/markdown | 35 bytes | converted |\n" in text
     assert "## Attachment: notes.md\n\n### Notes\n\nShip it.\n\n#### Risks\n\nNone.\n" in text
     assert "## Attachment: figures.csv\n\n### figures.csv\n\n| region | total |" in text
     assert "## Attachment: page.html\n\n### Page\n\nFrom HTML.\n" in text
     assert "Inner body." not in text
-    entries = {entry["name"]: entry for entry in data(result)["attachments"]}
+    entries = {entry["path"]: entry for entry in data(result)["attachments"]}
     assert entries["notes.md"] == {
-        "name": "notes.md",
-        "mime_type": "text/markdown",
+        "path": "notes.md",
+        "type": "text/markdown",
         "size": 35,
         "converted": True,
+        "title": "Notes",
         "part": "?section=attachment-notesmd",
     }
-    assert entries["setup.exe"]["reason"].startswith("not converted (unsupported): no converter for")
-    assert entries["broken.pdf"]["reason"].startswith("not converted (corrupt): ")
+    assert entries["setup.exe"]["reason"].startswith("no converter for")
+    assert entries["broken.pdf"]["reason"].startswith("corrupt: ")
     assert entries["Forwarded.eml"] == {
-        "name": "Forwarded.eml",
-        "mime_type": "message/rfc822",
+        "path": "Forwarded.eml",
+        "type": "message/rfc822",
         "size": entries["Forwarded.eml"]["size"],
         "converted": False,
-        "reason": "listed only: attached mail and archives are not opened",
+        "reason": "attached mail and archives are not opened",
     }
     parts = {segment.part for segment in result.segments()}
     assert {"section=attachment-notesmd", "section=attachment-figurescsv"} <= parts
@@ -221,9 +223,9 @@ def test_attachment_conversions_are_bounded(monkeypatch: pytest.MonkeyPatch) -> 
     result = eml(with_attachments())
     entries = data(result)["attachments"]
     assert [e["converted"] for e in entries] == [True, False, False, False]
-    assert entries[1]["reason"] == "listed only: over the limit of 1 converted attachments"
+    assert entries[1]["reason"] == "over the limit of 1 converted attachments"
     assert data(result)["attachments_omitted"] == 2
-    assert "- … and 2 more" in markdown(result)
+    assert "2 more attachments are not listed." in markdown(result)
 
 
 def test_garbage_is_not_mail() -> None:
