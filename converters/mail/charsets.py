@@ -3,15 +3,18 @@
 Mail declares its charsets (MIME ``charset=``, RFC 2047 words, Outlook code pages),
 and declares them wrongly often enough: an unknown name, a code page Python has no
 codec for, bytes that do not fit. The declared one is tried first, through
-:data:`CODE_PAGES` for Windows code page numbers, then UTF-8, then Windows-1252
-with replacement characters, so that a message always reads, at worst with a few
-``�``.
+:data:`CODE_PAGES` for Windows code page numbers, then UTF-8, then the encoding
+detected from the bytes (:func:`converters.textutil.decode`), so that a message
+always reads, at worst with a few ``�``.
 """
 
 from __future__ import annotations
 
 import codecs
 import re
+
+from docshelf.converters.base import ConversionError
+from docshelf.converters.textutil import decode
 
 #: Windows code pages (Outlook's PidTagMessageCodepage, PidTagInternetCodepage)
 #: whose ``cpNNNN`` name Python does not know, by the codec it does know.
@@ -56,7 +59,7 @@ def codec_for(charset: str | int | None) -> str | None:
 
 
 def decode_bytes(data: bytes, charset: str | int | None = None) -> str:
-    """``data`` as text: in ``charset`` if it fits, else UTF-8, else Windows-1252 (replacing)."""
+    """``data`` as text: in ``charset`` if it fits, else UTF-8, else as detected."""
     if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
         return data.decode("utf-16", errors="replace")
     if data.startswith(codecs.BOM_UTF8):
@@ -68,7 +71,10 @@ def decode_bytes(data: bytes, charset: str | int | None = None) -> str:
                 return data.decode(candidate)
             except (UnicodeDecodeError, LookupError):
                 continue
-    return data.decode(codec or "cp1252", errors="replace")
+    try:
+        return decode(data).text  # undeclared or wrongly declared: what the bytes say
+    except ConversionError:  # NUL bytes that are not UTF-16: text is what the mail promised
+        return data.decode(codec or "cp1252", errors="replace")
 
 
 def repair_surrogates(text: str) -> str:

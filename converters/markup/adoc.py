@@ -104,7 +104,8 @@ class AsciidocConverter:
         return source.base_mime_type in ADOC_MIME_TYPES or source.extension in ADOC_EXTENSIONS
 
     def convert(self, source: Source) -> ConversionResult:
-        reader = _Reader(read_markup(source))
+        decoded = read_markup(source)
+        reader = _Reader(decoded.text)
         markdown = join_blocks(reader.document()) + "\n"
         attributes = reader.attributes
         metadata = {
@@ -123,6 +124,7 @@ class AsciidocConverter:
             metadata=metadata,
             language=attributes.get("lang"),
             data={"attributes": declared} if declared else None,
+            decoded=decoded,
         )
 
 

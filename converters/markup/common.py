@@ -19,8 +19,9 @@ from docshelf.converters.markdown.converter import markdown_facts
 from docshelf.converters.markdown.model import parse_markdown
 from docshelf.converters.parts import section_segments
 from docshelf.converters.textutil import (
+    DecodedText,
     check_size,
-    decode_text,
+    decode,
     escape_markdown_inline,
     markdown_table,
 )
@@ -32,10 +33,10 @@ MAX_MARKUP_BYTES = 8 * 1024 * 1024
 MAX_NESTING = 40
 
 
-def read_markup(source: Source, limit: int = MAX_MARKUP_BYTES) -> str:
+def read_markup(source: Source, limit: int = MAX_MARKUP_BYTES) -> DecodedText:
     """The source's text, size-checked and decoded (binary bytes are ``unsupported``)."""
     check_size(source.data, limit)
-    return decode_text(source.data)
+    return decode(source.data)
 
 
 def too_deep(kind: str) -> ConversionError:
@@ -53,11 +54,13 @@ def markup_result(
     metadata: Mapping[str, str],
     language: str | None = None,
     data: Any,
+    decoded: DecodedText,
 ) -> ConversionResult:
     """All formats of a markup document written as ``markdown``.
 
     Title and description fall back as for Markdown (first ``#`` heading, first
-    prose); ``data`` is the JSON's ``data`` member (what the format declares).
+    prose); ``data`` is the JSON's ``data`` member (what the format declares);
+    ``decoded``: the source's text, whose encoding the metadata records.
     """
     document = parse_markdown(markdown)
     facts = markdown_facts(
@@ -65,7 +68,7 @@ def markup_result(
         title=title or None,
         description=description or None,
         language=language or None,
-        metadata={key: value for key, value in metadata.items() if value},
+        metadata={key: value for key, value in metadata.items() if value} | decoded.metadata,
     )
     json_view = dataclasses.replace(from_markdown(facts, document), data=data)
     return markdown_result(

@@ -86,9 +86,9 @@ class OrgConverter:
     def convert(self, source: Source) -> ConversionResult:
         import orgparse
 
-        text = read_markup(source)
+        decoded = read_markup(source)
         try:
-            root = orgparse.loads(text)
+            root = orgparse.loads(decoded.text)
         except RecursionError as exc:
             raise too_deep("Org headings") from exc
         except Exception as exc:
@@ -116,6 +116,7 @@ class OrgConverter:
             metadata=metadata,
             language=_file_property(root, "LANGUAGE"),
             data={"headings": headings} if headings else None,
+            decoded=decoded,
         )
 
 

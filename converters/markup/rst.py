@@ -84,8 +84,8 @@ class RstConverter:
         return source.base_mime_type in RST_MIME_TYPES or source.extension in RST_EXTENSIONS
 
     def convert(self, source: Source) -> ConversionResult:
-        text = read_markup(source)
-        doctree = _parse(text)
+        decoded = read_markup(source)
+        doctree = _parse(decoded.text)
         writer = _Writer()
         markdown = writer.document(doctree)
         return markup_result(
@@ -96,6 +96,7 @@ class RstConverter:
             metadata=writer.metadata,
             language=writer.meta.get("language"),
             data={"docinfo": writer.metadata} if writer.metadata else None,
+            decoded=decoded,
         )
 
 
