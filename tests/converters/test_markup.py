@@ -217,14 +217,21 @@ def test_rst_facts_and_json(tmp_path: Path) -> None:
     facts = result.facts
     assert facts.title == "The Handbook"
     assert facts.description == "Intro paragraph with em, strong, code and a link."
-    assert facts.metadata == {"author": "Ada Lovelace", "date": "2024-05-01", "version": "1.2"}
+    assert facts.metadata == {
+        "author": "Ada Lovelace",
+        "date": "2024-05-01",
+        "version": "1.2",
+        "encoding": "utf-8",
+    }
     assert [(e.title, e.level) for e in facts.outline] == [
         ("The Handbook", 1),
         ("Install", 2),
         ("Usage", 3),
     ]
     document = json_of(result)
-    assert document["data"] == {"docinfo": facts.metadata}
+    assert document["data"] == {
+        "docinfo": {k: v for k, v in facts.metadata.items() if k != "encoding"}
+    }
     assert document["code_blocks"] == [{"language": "python", "code": 'print("hi")'}]
     assert document["tables"] == [{"header": ["Name", "Value"], "rows": [["alpha", "1"]]}]
     assert [s["part"] for s in document["sections"]] == [
@@ -281,7 +288,11 @@ def test_org_facts_and_json() -> None:
     result = converted(ORG, "garden.org")
     assert result.facts.title == "Garden Plans"
     assert result.facts.description == "Intro paragraph with bold, italic, code and a link."
-    assert result.facts.metadata == {"author": "Ada Lovelace", "date": "2024-05-01"}
+    assert result.facts.metadata == {
+        "author": "Ada Lovelace",
+        "date": "2024-05-01",
+        "encoding": "utf-8",
+    }
     document = json_of(result)
     assert document["data"]["headings"][:2] == [
         {
@@ -336,6 +347,7 @@ def test_asciidoc_facts_and_json() -> None:
         "email": "ada@example.com",
         "revision": "2.1",
         "date": "2024-05-01",
+        "encoding": "utf-8",
     }
     document = json_of(result)
     assert document["data"]["attributes"]["product"] == "Gizmo"
