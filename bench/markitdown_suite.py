@@ -413,7 +413,7 @@ def equations_check(path: Path, peer: Markitdown | None) -> Check:
     return check
 
 
-def _relinked(data: bytes, target: str) -> bytes:
+def relinked_docx(data: bytes, target: str) -> bytes:
     """rlink.docx with its external relationship pointing at ``target`` instead."""
     out = io.BytesIO()
     with zipfile.ZipFile(io.BytesIO(data)) as source, zipfile.ZipFile(out, "w") as copy:
@@ -450,12 +450,12 @@ def rlink_check(path: Path, peer: Markitdown | None) -> Check:
         external = Path(folder) / "test_rlink.txt"
         external.write_text(RLINK_CONTENT, encoding="utf-8")
         relinked = Path(folder) / path.name
-        relinked.write_bytes(_relinked(data, external.as_uri()))
+        relinked.write_bytes(relinked_docx(data, external.as_uri()))
         data = relinked.read_bytes()
-        passed, detail = _not_read(lambda: docshelf_output(data, path.name), external)
+        passed, detail = never_read(lambda: docshelf_output(data, path.name), external)
         check = Check("external file never read", path.name, passed, None, detail)
         if peer is not None:
-            check.markitdown, check.markitdown_detail = _not_read(
+            check.markitdown, check.markitdown_detail = never_read(
                 lambda: peer.convert(relinked, keep_data_uris=True), external
             )
     return check
@@ -489,7 +489,7 @@ def _watching_opens() -> Iterator[list[str]]:
         _OPENED = None
 
 
-def _not_read(convert: Callable[[], Output], external: Path) -> tuple[bool, str]:
+def never_read(convert: Callable[[], Output], external: Path) -> tuple[bool, str]:
     """Passed when the document converts, the external file is never opened, and its
     text is not in the output."""
     with _watching_opens() as opened:
