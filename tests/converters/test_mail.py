@@ -201,7 +201,9 @@ def test_attachments_become_sections_parts_and_json_entries() -> None:
         "converted": True,
         "part": "?section=attachment-notesmd",
     }
-    assert entries["setup.exe"]["reason"].startswith("not converted (unsupported): no converter for")
+    assert entries["setup.exe"]["reason"].startswith(
+        "not converted (unsupported): no converter for"
+    )
     assert entries["broken.pdf"]["reason"].startswith("not converted (corrupt): ")
     assert entries["Forwarded.eml"] == {
         "name": "Forwarded.eml",
