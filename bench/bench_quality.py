@@ -82,7 +82,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from statistics import mean
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from pypdf import PasswordType, PdfReader
 
@@ -90,6 +90,9 @@ from bench.bench_convert import pdfium_page_texts
 from bench.quality_docs import BuiltDocument, Truth, build_all
 from bench.shared import CORPUS_PDF
 from docshelf.converters import ConversionError, convert
+
+if TYPE_CHECKING:
+    from bench.markitdown_suite import SuiteReport
 
 T = TypeVar("T")
 DEFAULT_PDF_DIR = CORPUS_PDF
@@ -804,8 +807,18 @@ def matches(name: str, patterns: Sequence[str]) -> bool:
     )
 
 
-def select(sources: Sequence[Source], patterns: Sequence[str] | None) -> list[Source]:
-    return [s for s in sources if not patterns or matches(s.name, patterns)]
+def select(
+    sources: Sequence[Source],
+    patterns: Sequence[str] | None,
+    exclude: Sequence[str] | None = None,
+) -> list[Source]:
+    """The sources ``patterns`` name (all without), less those ``exclude`` names."""
+    return [
+        s
+        for s in sources
+        if (not patterns or matches(s.name, patterns))
+        and not (exclude and matches(s.name, exclude))
+    ]
 
 
 def peer_list(value: str) -> list[str]:
@@ -831,6 +844,30 @@ def loss_json(loss: Loss) -> dict[str, Any]:
     }
 
 
+def markitdown_suite(
+    patterns: Sequence[str] | None,
+    exclude: Sequence[str] | None,
+    with_markitdown: bool,
+    notes: list[str],
+) -> SuiteReport | None:
+    """markitdown's test suite on the selected ``markitdown/*`` files (None when none is
+    selected or the suite is absent, with a note): :mod:`bench.markitdown_suite`.
+    Imported here, not above: that module builds on this one's measures."""
+    from bench import markitdown_suite as suite
+
+    if not (suite.SUITE_DIR / "vectors.json").is_file():
+        if not patterns or any(p.startswith(suite.PREFIX) for p in patterns):
+            notes.append(
+                f"no markitdown suite at {suite.SUITE_DIR} (set DOCSHELF_SHARED; .ci/run has it)"
+            )
+        return None
+    paths = suite.suite_files(suite.SUITE_DIR, patterns, exclude)
+    if not paths:
+        return None
+    peer = suite.Markitdown.load() if with_markitdown else None
+    return suite.run(suite.SUITE_DIR, paths, peer)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
     parser.add_argument("--pdf-dir", type=Path, default=DEFAULT_PDF_DIR)
@@ -839,6 +876,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         nargs="+",
         metavar="PATTERN",
         help="only files whose name matches (glob or substring; built ones are built/NAME)",
+    )
+    parser.add_argument(
+        "--exclude",
+        nargs="+",
+        metavar="PATTERN",
+        help="leave out files whose name matches (e.g. 'markitdown/*': markitdown's suite)",
     )
     parser.add_argument("--json", action="store_true", help="print the results as JSON")
     chosen = parser.add_mutually_exclusive_group()
@@ -870,10 +913,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     else:
         sources = []
         notes.append(f"no corpus at {args.pdf_dir} (set DOCSHELF_SHARED): built documents only")
-    sources = select([*sources, *built_sources(build_all())], args.files)
+    sources = select([*sources, *built_sources(build_all())], args.files, args.exclude)
     results = [evaluate(source, peers=peers) for source in sources]
     peer_names = [peer.name for peer in peers]
     verdict_list = verdicts(results, peer_names)
+    suite = markitdown_suite(args.files, args.exclude, "markitdown" in peer_names, notes)
     if args.json:
         print(
             json.dumps(
@@ -891,6 +935,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                         for r in results
                     ],
                     "summary": summary(results, columns_for(peer_names)),
+                    "markitdown_suite": suite.as_json() if suite else None,
                     "verdicts": [
                         {
                             "measure": v.measure,
@@ -921,8 +966,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             print("peers: " + ", ".join(f"{p.name} {p.version}".strip() for p in peers))
         for result in results:
             print_file(result, columns_for(peer_names))
-        print_summary(results, verdict_list, peer_names)
-    failed = any(not v.passed for v in verdict_list)
+        if results:
+            print_summary(results, verdict_list, peer_names)
+        if suite:
+            suite.show()
+    failed = any(not v.passed for v in verdict_list) or bool(suite and not suite.passed)
     return 1 if args.strict and failed else 0
 
 

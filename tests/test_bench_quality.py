@@ -3,16 +3,20 @@
 from __future__ import annotations
 
 import importlib.util
+import io
 import json
 import subprocess
 import sys
+import tempfile
 from collections import Counter
 from pathlib import Path
 from typing import Any
 
+import mammoth
 import pytest
 
 from bench import bench_quality as bq
+from bench import markitdown_suite as ms
 from bench.quality_docs import Truth, build_spec_pdf, build_sphinx_html
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -177,7 +181,9 @@ def test_docshelf_keeps_at_least_what_markitdown_keeps_on_every_file() -> None:
     """Issue #12's aim, held: on every file of the corpus and every built document,
     each measure at least markitdown's (``--strict`` exits 1 on any FAIL). The peer set
     is explicit, so a machine with pymupdf4llm installed runs what CI runs."""
-    returncode, report = run_quality("--strict", "--peers", "markitdown", timeout=300, check=False)
+    returncode, report = run_quality(
+        "--strict", "--peers", "markitdown", "--exclude", "markitdown/*", timeout=300, check=False
+    )
     losses = {v["measure"]: v["losses"] for v in report["verdicts"] if not v["passed"]}
     assert returncode == 0 and not losses, losses
     # Where docshelf leads today: a lead lost shows here before it shows as a loss.
@@ -298,8 +304,117 @@ def test_docshelf_keeps_at_least_what_the_best_peer_keeps_on_every_file() -> Non
     """Issue #12's aim against both peers: on every file, each measure at least the
     best of markitdown's and pymupdf4llm's."""
     returncode, report = run_quality(
-        "--strict", "--peers", "markitdown,pymupdf4llm", timeout=300, check=False
+        "--strict",
+        "--peers",
+        "markitdown,pymupdf4llm",
+        "--exclude",
+        "markitdown/*",
+        timeout=300,
+        check=False,
     )
     assert set(report["peers"]) == {"markitdown", "pymupdf4llm"}
     losses = {v["measure"]: v["losses"] for v in report["verdicts"] if not v["passed"]}
     assert returncode == 0 and not losses, losses
+
+
+# ------------------------------------------------------------ markitdown's suite
+
+
+def test_normalisation_is_formatting_only() -> None:
+    """Each normalisation of bench/markitdown_suite.py, on both sides of a check."""
+    docshelf = ms.normalise(
+        "# test\\_mskanji.csv\n\n| 名前 | 年齢 |\n|---|:---:|\n\n"
+        "* A bullet point\n+ Another\n\n*different* style\n\n"
+        "Founded by [Bill Gates](/wiki/Bill_Gates)."
+    )
+    assert ms.found("# test_mskanji.csv", docshelf)
+    assert ms.found("| 名前 | 年齢 |\n| --- | --- |", docshelf)
+    assert ms.found("- A bullet point", docshelf) and ms.found("* Another", docshelf)
+    assert ms.found("*different* style", docshelf)  # emphasis is not a list marker
+    assert ms.found('Founded by [Bill Gates](/wiki/Bill_Gates "Bill Gates")', docshelf)
+    assert not ms.found("[Bill Gates](/wiki/Bill)", docshelf)  # the target still counts
+    mail = ms.normalise("# Subject\n\n**From:** a@example.com")
+    assert ms.found("# Email Message", mail) and not ms.found("# Subject line", mail)
+    # markitdown's truncated data URI: any image reference, and only an image reference
+    assert ms.found("data:image/png;base64...", ms.normalise("![a chart](image1.png)"))
+    assert not ms.found("data:image/png;base64...", ms.normalise("[a link](image1.png)"))
+    assert not ms.found("data:image/png;base64,iVBORw0KGgo", ms.normalise("![x](image1.png)"))
+
+
+def test_words_are_the_visible_text_and_a_peer_reference_counts_distinct_words() -> None:
+    words = ms.visible_words(
+        "# Email Message\n<!-- Slide number: 1 -->\n"
+        'See [[1]](#cite_note-1) and [Foo](/wiki/Foo_(bar) "Foo") ![logo](logo.svg)'
+    )
+    assert words == Counter({"see": 1, "1": 1, "and": 1, "foo": 1, "logo": 1})
+    peer = ms.Reference("markitdown", Counter({"summary": 2, "text": 1}), distinct=True)
+    assert peer.recall(Counter({"summary": 1, "text": 1})) == 1.0
+    expected = ms.Reference("expected_outputs/test.md", Counter({"summary": 2, "text": 1}))
+    assert expected.recall(Counter({"summary": 1, "text": 1})) == 2 / 3
+
+
+SUITE_MISSING = "needs ../shared/peer-suites (run .ci/run)"
+NO_SUITE = not (ms.SUITE_DIR / "vectors.json").is_file()
+
+#: docshelf's known failures on markitdown's suite, by file, with their cause. The bench
+#: keeps them visible (FAIL); this list makes CI fail on a new one and on a fixed one
+#: (remove it here when its converter is fixed).
+KNOWN_FAILURES = {
+    "equations.docx": "mammoth drops Word's OMML math (converters/html/docx.py): no $m=1$, "
+    "no $$ block, and the words of every equation lost (OMML to LaTeX: the next issue)",
+    "test.docx": "DOCX images are left out (convert_image gives an <img> without src or alt, "
+    "which the HTML path drops): no ![alt](…) reference where markitdown has one",
+    "test_serp.html": "Bing's /ck/a redirect links are kept as they are instead of their "
+    "u= target: no ](https://en.wikipedia.org/wiki/Microsoft, and the must-not "
+    "https://www.bing.com/ck/a?!&&p= is there",
+    "test_wikipedia.html": "the Vector skin's 'move to sidebar' buttons survive the HTML "
+    "main-content extraction (a must-not string)",
+}
+
+
+@pytest.mark.skipif(NO_SUITE, reason=SUITE_MISSING)
+@pytest.mark.skipif(NO_MARKITDOWN, reason='markitdown is not installed: pip install -e ".[bench]"')
+def test_markitdown_suite_fails_on_the_known_files_only() -> None:
+    """Issue 25's target on markitdown's own suite, with --strict: every content string,
+    no must-not string, at or above markitdown on every file, and the extra checks. The
+    FAIL stays visible; CI holds it to exactly :data:`KNOWN_FAILURES`."""
+    returncode, report = run_quality(
+        "--strict", "--peers", "markitdown", "--files", "markitdown/*", timeout=300, check=False
+    )
+    suite = report["markitdown_suite"]
+    failing = {gap["file"] for gap in suite["gaps"]}
+    assert failing == set(KNOWN_FAILURES), suite["gaps"]
+    assert returncode == (1 if KNOWN_FAILURES else 0) and suite["passed"] == (not KNOWN_FAILURES)
+    rows = {row["name"]: row for row in suite["files"]}
+    assert len([r for r in rows.values() if r["vector"]]) == 15
+    for row in rows.values():  # markitdown passes its own suite (a yardstick that holds)
+        if row["vector"]:
+            assert not row["markitdown"]["missing"] and not row["markitdown"]["leaks"], row
+        assert row["docshelf"]["state"] in {"converted", "unsupported"}, row  # never a crash
+    assert rows["random.bin"]["docshelf"]["state"] == "unsupported"
+    checks = {check["file"]: check for check in suite["checks"]}
+    assert checks["rlink.docx"]["docshelf"] and checks["rlink.docx"]["markitdown"]
+    assert checks["test.jpg"]["docshelf"] and checks["test.mp3"]["docshelf"]
+    assert checks["random.bin"]["docshelf"]
+    assert not checks["equations.docx"]["docshelf"]  # KNOWN_FAILURES
+    assert report["files"] == []  # --files chose the suite alone
+
+
+@pytest.mark.skipif(NO_SUITE, reason=SUITE_MISSING)
+def test_rlink_check_sees_a_converter_that_opens_the_external_file() -> None:
+    """The audit hook catches a read even when the output would not show it."""
+    path = ms.SUITE_DIR / "test_files" / "rlink.docx"
+
+    def reading(data: bytes) -> ms.Output:
+        html = mammoth.convert_to_html(io.BytesIO(data), external_file_access=True).value
+        return ms.Output(str(html))
+
+    def docshelf(data: bytes) -> ms.Output:
+        return ms.docshelf_output(data, "rlink.docx")
+
+    with tempfile.TemporaryDirectory() as folder:
+        external = Path(folder) / "test_rlink.txt"
+        external.write_text(ms.RLINK_CONTENT, encoding="utf-8")
+        data = ms.relinked_docx(path.read_bytes(), external.as_uri())
+        assert ms.never_read(lambda: reading(data), external)[0] is False
+        assert ms.never_read(lambda: docshelf(data), external)[0] is True
