@@ -86,17 +86,18 @@ class Window:
     first_row: int = 0
     first_column: int = 0
     last_column: int = 0
+    row_limit: int = 0
 
     def admits(self, row: int, column: int) -> bool:
         if not self.first_row:
             self.first_row, self.first_column, self.last_column = row, column, column
+        elif row >= self.row_limit:
+            return False  # the limit only shrinks: nothing from here on can be shown
         self.first_column = min(self.first_column, column)
         self.last_column = max(self.last_column, column)
         width = min(self.last_column - self.first_column + 1, MAX_SHOWN_COLUMNS)
-        return (
-            row < self.first_row + MAX_SHOWN_CELLS // width
-            and column < self.first_column + MAX_SHOWN_COLUMNS
-        )
+        self.row_limit = self.first_row + MAX_SHOWN_CELLS // width
+        return row < self.row_limit and column < self.first_column + MAX_SHOWN_COLUMNS
 
 
 @dataclass

@@ -315,28 +315,8 @@ def _number(number: float, section: Section) -> str:
             raise Unsupported("General with digit placeholders")
         body = "".join(_general(number) if t.kind == "general" else t.text for t in tokens)
         return sign + body
-    number *= 100 ** sum(token.kind == "percent" for token in tokens)
-    digits = [i for i, token in enumerate(tokens) if token.kind == "digit"]
-    point = next((i for i, token in enumerate(tokens) if token.kind == "point"), None)
-    exp = next((i for i, token in enumerate(tokens) if token.kind == "exp"), None)
-    mantissa_end = exp if exp is not None else len(tokens)
-    int_end = point if point is not None else mantissa_end
-    int_slots = [i for i in digits if i < int_end]
-    frac_slots = [i for i in digits if int_end < i < mantissa_end]
-    exp_slots = [i for i in digits if exp is not None and i > exp]
-    # Commas between integer placeholders ask for thousands separators; commas right
-    # after the last placeholder (of either part) or before the point scale by 1000.
-    scale, grouping = 0, False
-    mantissa_slots = int_slots + frac_slots
-    for i, token in enumerate(tokens[:mantissa_end]):
-        if token.kind != "comma":
-            continue
-        if int_slots and int_slots[0] < i < int_slots[-1]:
-            grouping = True
-        elif (mantissa_slots and i > mantissa_slots[-1]) or (
-            int_slots and int_slots[-1] < i < (point or 0)
-        ):
-            scale += 1
+    percent, int_slots, frac_slots, exp_slots, point, exp, scale, grouping = _plan(section)
+    number *= 100**percent
     number /= 1000**scale
     decimals = len(frac_slots)
     exponent_text = ""
@@ -370,6 +350,38 @@ def _number(number: float, section: Section) -> str:
     if point is not None:
         out[point] = "."
     return sign + "".join(out)
+
+
+@lru_cache(maxsize=512)
+def _plan(
+    section: Section,
+) -> tuple[int, list[int], list[int], list[int], int | None, int | None, int, bool]:
+    """Where a number section's placeholders, point, exponent and commas are: worked out
+    once per section, not once per cell."""
+    tokens = section.tokens
+    percent = sum(token.kind == "percent" for token in tokens)
+    digits = [i for i, token in enumerate(tokens) if token.kind == "digit"]
+    point = next((i for i, token in enumerate(tokens) if token.kind == "point"), None)
+    exp = next((i for i, token in enumerate(tokens) if token.kind == "exp"), None)
+    mantissa_end = exp if exp is not None else len(tokens)
+    int_end = point if point is not None else mantissa_end
+    int_slots = [i for i in digits if i < int_end]
+    frac_slots = [i for i in digits if int_end < i < mantissa_end]
+    exp_slots = [i for i in digits if exp is not None and i > exp]
+    # Commas between integer placeholders ask for thousands separators; commas right
+    # after the last placeholder (of either part) or before the point scale by 1000.
+    scale, grouping = 0, False
+    mantissa_slots = int_slots + frac_slots
+    for i, token in enumerate(tokens[:mantissa_end]):
+        if token.kind != "comma":
+            continue
+        if int_slots and int_slots[0] < i < int_slots[-1]:
+            grouping = True
+        elif (mantissa_slots and i > mantissa_slots[-1]) or (
+            int_slots and int_slots[-1] < i < (point or 0)
+        ):
+            scale += 1
+    return percent, int_slots, frac_slots, exp_slots, point, exp, scale, grouping
 
 
 def _round(number: float, decimals: int) -> Decimal:
