@@ -1,12 +1,18 @@
 """A sheet's cells as a table: shown as displayed, trimmed, headed, capped.
 
-calamine gives each cell's value with its type (text, float, bool, date,
-datetime, time, duration) but not its number format, so "as displayed" goes
-as far as the type carries: whole numbers without ".0", other numbers to 15
-significant digits (Excel's precision), dates as ISO dates, times as
-``HH:MM`` (``:SS`` when there are seconds), booleans as ``TRUE``/``FALSE``.
-Percent, currency, thousands separators and fixed decimals live in the number
-format only: 25.6 % shows as 0.256 — the value, never a rounding of it.
+A cell shows as its spreadsheet displays it where the workbook says how
+(:mod:`.formats`): an .xlsx cell through its number format (:mod:`.numfmt`:
+``25.6%``, ``1,234.50``, ``€1,234.50``, ``14/03/2024``, ``01:30 PM``), an .ods
+cell as the text LibreOffice stored beside the value. Otherwise — .xls, General,
+and the formats :mod:`.numfmt` does not render — it shows as calamine's type
+carries it (:func:`display`): whole numbers without ".0", other numbers to 15
+significant digits (Excel's precision), dates as ISO dates, times as ``HH:MM``
+(``:SS`` when there are seconds), booleans as ``TRUE``/``FALSE``; 25.6 % then
+shows as 0.256 — the value, never a rounding of it.
+
+The JSON keeps the values (numbers stay numbers) and adds, per sheet, the
+displayed text of the cells where it differs from that plain display
+(``"displayed": {"E4": "25.6%"}``), so a reader gets both without guessing.
 """
 
 from __future__ import annotations
@@ -15,6 +21,9 @@ import datetime
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
+
+#: A shown cell's text: (0-based row, 0-based column, raw value) → text, ``None`` to fall back.
+Shown = Callable[[int, int, Any], str | None]
 
 #: Cells the tables of one workbook show in all (the Markdown must stay readable and renderable).
 MAX_SHOWN_CELLS = 25_000
@@ -95,7 +104,8 @@ class SheetTable:
     ``rows``/``columns`` and ``first_row``/``first_column`` (0-based) are the used range:
     from the first to the last non-empty row and column. ``header`` names the shown
     columns: the sheet's first row when ``header_row``, else the columns' letters.
-    ``body`` holds the shown rows under it (raw values), at most the budget allows.
+    ``body`` holds the shown rows under it (raw values), at most the budget allows, and
+    ``texts`` the same cells as displayed.
     """
 
     name: str
@@ -108,6 +118,12 @@ class SheetTable:
     header_row: bool = False
     body: list[list[Any]] = field(default_factory=list)
     merged: list[str] = field(default_factory=list)
+    texts: list[list[str]] = field(default_factory=list)
+
+    @property
+    def body_first_row(self) -> int:
+        """The 0-based row of ``body[0]``."""
+        return self.first_row + self.header_row
 
     @property
     def shown_columns(self) -> int:
@@ -140,8 +156,11 @@ def read_sheet(
     column_offset: int,
     budget: Budget,
     merged: list[str],
+    shown: Shown | None = None,
 ) -> SheetTable:
-    """The table of one sheet from its rows (``rows()`` iterates them afresh each call).
+    """The table of one sheet from its rows (``rows()`` iterates them afresh each call,
+    the first at row 0, at column ``column_offset``); ``shown`` gives a cell's displayed
+    text (:func:`display` where it gives ``None``).
 
     Two passes: the first finds the used range (empty leading and trailing rows and
     columns are trimmed), the second keeps the rows the budget allows.
@@ -168,9 +187,16 @@ def read_sheet(
             cells = list(row[first_column : first_column + shown_width])
             kept.append(cells + [None] * (shown_width - len(cells)))
     letters = [column_letters(column_offset + first_column + j) for j in range(shown_width)]
+    texts = [
+        [
+            _text(shown, first_row + i, column_offset + first_column + j, value)
+            for j, value in enumerate(row)
+        ]
+        for i, row in enumerate(kept)
+    ]
     header_row = bool(kept) and is_header(kept[0], kept[1:])
     header = (
-        [display(v).strip() or letter for v, letter in zip(kept[0], letters, strict=True)]
+        [text.strip() or letter for text, letter in zip(texts[0], letters, strict=True)]
         if header_row
         else letters
     )
@@ -185,7 +211,15 @@ def read_sheet(
         header_row,
         kept[1:] if header_row else kept,
         merged,
+        texts[1:] if header_row else texts,
     )
+
+
+def _text(shown: Shown | None, row: int, column: int, value: Any) -> str:
+    if shown is None or value is None or value == "":
+        return display(value)
+    text = shown(row, column, value)
+    return display(value) if text is None else text
 
 
 def is_header(first: Sequence[Any], below: Sequence[Sequence[Any]]) -> bool:

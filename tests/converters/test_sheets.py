@@ -90,7 +90,7 @@ def test_each_sheet_is_a_section_with_one_table(rich: ConversionResult) -> None:
     text = markdown(rich)
     assert text.startswith("# Timesheet\n\n*Chart sheets not converted: Trend.*\n\n## Data\n\n")
     assert "| Day | Start | Logged | Share | Done | Twice | Note |\n|---|" in text
-    assert "| 2024-03-14 | 13:05:07 | 2024-03-14 22:10 | 0.256 | TRUE | 0.512 | a \\| b |" in text
+    assert "| 2024-03-14 | 13:05:07 | 2024-03-14 22:10 | 25.6% | TRUE | 0.512 | a \\| b |" in text
     assert "| merged |  |  | 1234.5 |  |  |  |" in text
     assert "## Names\n\n*Hidden sheet.*\n\n| Name |\n|---|\n| Ann |\n| Bob |" in text
     assert text.endswith("## Blank\n\n*Empty sheet.*\n")
@@ -129,9 +129,84 @@ def test_json_data_per_sheet(rich: ConversionResult) -> None:
         ["merged", None, None, 1234.5, None, None, None],
     ]
     assert sheet["merged"] == ["B5:D5"]
+    assert sheet["displayed"] == {"E4": "25.6%"}
     assert (sheet["rows_left_out"], sheet["columns_left_out"]) == (0, 0)
     names = data["sheets"][1]
     assert names["hidden"] is True and names["header"] == ["Name"]
+
+
+def _formatted(book: Any) -> None:
+    sheet = book.add_worksheet("Money")
+    sheet.write_row(0, 0, ["What", "Shown"])
+    cells: list[tuple[str, Any, str]] = [
+        ("percent", 0.256, "0.0%"),
+        ("thousands", 1234.5, "#,##0.00"),
+        ("euro", 1234.5, "€#,##0.00"),
+        ("dollar", -1234.5, "[$$-409]#,##0.00"),
+        ("scientific", 123456, "0.0E+00"),
+        ("date", datetime.datetime(2024, 3, 14), "dd/mm/yyyy"),
+        ("time", datetime.datetime(1899, 12, 31, 13, 30), "hh:mm AM/PM"),
+        ("negative", -1234.5, "0.00;(0.00)"),
+        ("weight", 72.25, '0.0 "kg"'),
+        ("half", 2.675, "0.00"),
+        ("fraction", 1.5, "# ?/?"),
+        ("general", 0.1, "General"),
+    ]
+    for row, (label, value, code) in enumerate(cells, start=1):
+        style = book.add_format({"num_format": code})
+        sheet.write(row, 0, label)
+        if isinstance(value, datetime.datetime):
+            sheet.write_datetime(row, 1, value, style)
+        else:
+            sheet.write_number(row, 1, value, style)
+
+
+def test_xlsx_numbers_show_as_their_number_format_displays_them() -> None:
+    result = convert(workbook_bytes(_formatted), XLSX, "money.xlsx")
+    rows = dict(
+        line.strip("|").split(" | ", 1) for line in markdown(result).splitlines()[4:] if line
+    )
+    assert {label.strip(): shown.strip(" |") for label, shown in rows.items()} == {
+        "percent": "25.6%",
+        "thousands": "1,234.50",
+        "euro": "€1,234.50",
+        "dollar": "-$1,234.50",
+        "scientific": "1.2E+05",
+        "date": "14/03/2024",
+        "time": "01:30 PM",
+        "negative": "(1234.50)",
+        "weight": "72.3 kg",  # half away from zero, on the decimal 72.25
+        "half": "2.68",  # 2.675 is 2.67499… in binary; Excel shows 2.68
+        "fraction": "1.5",  # fractions fall back to the value
+        "general": "0.1",
+    }
+    sheet = document(result)["data"]["sheets"][0]
+    assert sheet["rows"][0] == ["percent", 0.256]  # the JSON keeps the values
+    assert sheet["rows"][5] == ["date", "2024-03-14"]
+    assert sheet["displayed"]["B2"] == "25.6%" and sheet["displayed"]["B7"] == "14/03/2024"
+    assert "B12" not in sheet["displayed"] and "B13" not in sheet["displayed"]
+
+
+def test_ods_numbers_show_the_text_libreoffice_stored() -> None:
+    def cell(kind: str, value: str, text: str, extra: str = "") -> str:
+        return (
+            f'<table:table-cell office:value-type="{kind}" office:value="{value}"{extra}>'
+            f"<text:p>{text}</text:p></table:table-cell>"
+        )
+
+    euro = cell("currency", "1234.5", "1.234,50<text:s/>€", ' office:currency="EUR"')
+    rows = (
+        f"<table:table-row>{_cell('Share')}{_cell('Price')}{_cell('Plain')}</table:table-row>"
+        f"<table:table-row>{cell('percentage', '0.256', '25.6%')}{euro}"
+        f"{_cell('7', 'float')}</table:table-row>"
+    )
+    result = convert(ods_bytes(f'<table:table table:name="Fx">{rows}</table:table>'), ODS, "f.ods")
+    assert "| Share | Price | Plain |\n|---|---|---|\n| 25.6% | 1.234,50 € | 7 |" in markdown(
+        result
+    )
+    sheet = document(result)["data"]["sheets"][0]
+    assert sheet["rows"] == [[0.256, 1234.5, 7]]
+    assert sheet["displayed"] == {"A2": "25.6%", "B2": "1.234,50 €"}
 
 
 def test_a_first_row_repeated_below_is_data_not_a_header() -> None:
