@@ -362,13 +362,6 @@ NO_SUITE = not (ms.SUITE_DIR / "vectors.json").is_file()
 KNOWN_FAILURES = {
     "equations.docx": "mammoth drops Word's OMML math (converters/html/docx.py): no $m=1$, "
     "no $$ block, and the words of every equation lost (OMML to LaTeX: the next issue)",
-    "test.docx": "DOCX images are left out (convert_image gives an <img> without src or alt, "
-    "which the HTML path drops): no ![alt](…) reference where markitdown has one",
-    "test_serp.html": "Bing's /ck/a redirect links are kept as they are instead of their "
-    "u= target: no ](https://en.wikipedia.org/wiki/Microsoft, and the must-not "
-    "https://www.bing.com/ck/a?!&&p= is there",
-    "test_wikipedia.html": "the Vector skin's 'move to sidebar' buttons survive the HTML "
-    "main-content extraction (a must-not string)",
 }
 
 

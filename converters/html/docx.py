@@ -3,8 +3,9 @@
 mammoth (BSD-2, pure Python, actively maintained) maps Word styles to
 headings, lists and tables instead of copying visual formatting, which is
 exactly the structure the other formats need; its HTML then takes the HTML
-path (:func:`converters.html.converter.convert_html`). Images are left out (no data URIs
-bloating the Markdown) and external files are never read. Title, author and
+path (:func:`converters.html.converter.convert_html`). Images are references by
+number with their alt text (``![chart](image2.png)``; no data URIs bloating the
+Markdown) and external files are never read. Title, author and
 dates come from the package's core properties (``docProps/core.xml``).
 
 A paragraph in Word's Title style names the document; it is not a heading.
@@ -23,9 +24,11 @@ the body.
 from __future__ import annotations
 
 import io
+import mimetypes
 import re
 import zipfile
 from collections.abc import Mapping
+from typing import Any
 from html.parser import HTMLParser
 from xml.etree import ElementTree
 
@@ -99,7 +102,7 @@ class DocxConverter:
     """Converts Word (OOXML) documents with mammoth."""
 
     name = "docx"
-    version = "3"
+    version = "4"
 
     def accepts(self, source: Source) -> bool:
         return source.base_mime_type == DOCX_MIME_TYPE or source.extension == ".docx"
@@ -132,7 +135,7 @@ def _docx_html(data: bytes) -> str:
     try:
         result = mammoth.convert_to_html(
             io.BytesIO(data),
-            convert_image=mammoth.images.img_element(lambda image: {}),
+            convert_image=mammoth.images.img_element(_ImageNames()),
             external_file_access=False,
             style_map=STYLE_MAP,
         )
@@ -141,6 +144,22 @@ def _docx_html(data: bytes) -> str:
         # readers raise (KeyError for a missing part, ExpatError, ...).
         raise conversion_failure(exc, f"unreadable DOCX: {type(exc).__name__}: {exc}") from exc
     return str(result.value)
+
+
+class _ImageNames:
+    """An embedded image as a reference, ``image3.png``, with its alt text: its bytes are
+    never inlined (no base64 data URIs bloating the Markdown), but it leaves a trace."""
+
+    def __init__(self) -> None:
+        self.count = 0
+
+    def __call__(self, image: Any) -> dict[str, str]:
+        self.count += 1
+        extension = mimetypes.guess_extension(image.content_type or "") or ".bin"
+        attributes = {"src": f"image{self.count}{extension}"}
+        if image.alt_text:
+            attributes["alt"] = image.alt_text
+        return attributes
 
 
 class _Lead(HTMLParser):

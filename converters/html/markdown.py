@@ -5,18 +5,23 @@ implicitly: ``<p>`` before a block, ``<li>``, ``<td>``, ``<tr>`` before their
 siblings), then written as Markdown: headings, paragraphs, emphasis, links,
 images (as references, never fetched), lists, code blocks, block quotes,
 definition lists and tables. Invisible content (script, style, template,
-``hidden``) is dropped, and so are permalink anchors (the ``¶`` Sphinx and
-texinfo put after headings and terms). Tables used for page layout are written
+``hidden``) is dropped, and so are the labels of controls (a ``<button>``'s
+"move to sidebar", a ``<select>``'s options: interface, not text) and permalink
+anchors (the ``¶`` Sphinx and texinfo put after headings and terms). A link
+through a search engine's or mail filter's redirector is written to where it
+leads (:func:`redirect_target`). Tables used for page layout are written
 as the blocks their cells hold; only data tables become Markdown tables.
 Also collected: ``<title>``, ``<html lang>`` and ``<meta name=... content=...>``.
 """
 
 from __future__ import annotations
 
+import base64
 import re
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from html.parser import HTMLParser
+from urllib.parse import parse_qsl, urljoin, urlsplit
 
 from docshelf.converters.html.text import INVISIBLE_ELEMENTS
 from docshelf.converters.textutil import (
@@ -109,6 +114,15 @@ PERMALINK_GLYPHS = frozenset({"", "¶", "#", "§", "🔗", "⚓"})
 LAYOUT_CONTENT = frozenset(
     [*HEADINGS, "table", "ul", "ol", "dl", "menu", "pre", "blockquote", "hr", "form", "fieldset"]
 )
+#: Controls: their labels are the page's interface, not its text.
+CONTROLS = frozenset({"button", "select"})
+#: Redirectors (search results, link shorteners of mail filters) by the path they
+#: serve, and the query parameters that carry the target: Google ``/url?q=``, Bing
+#: ``/ck/a?u=a1<base64url>``, DuckDuckGo ``/l/?uddg=``, Facebook ``/l.php?u=``.
+REDIRECT_PATHS = frozenset({"/url", "/ck/a", "/l/", "/l.php", "/redirect", "/redir"})
+REDIRECT_PARAMETERS = ("u", "url", "q", "uddg")
+#: Outlook's Safe Links wrap every link of a mail in ``?url=``.
+SAFE_LINKS_HOST = ".safelinks.protection.outlook.com"
 #: Elements nested deeper than this are flattened into their ancestor: Markdown
 #: cannot express it, and the writer recurses.
 MAX_DEPTH = 150
@@ -154,7 +168,7 @@ class Element:
 
     @property
     def hidden(self) -> bool:
-        if self.tag in INVISIBLE_ELEMENTS or "hidden" in self.attrs:
+        if self.tag in INVISIBLE_ELEMENTS or self.tag in CONTROLS or "hidden" in self.attrs:
             return True
         if self.attrs.get("aria-hidden", "").lower() == "true":
             return True
@@ -540,11 +554,36 @@ def _code_span(text: str) -> str:
 
 def _link(inner: str, href: str) -> str:
     text = inner.strip()
-    if not href.strip() or href.strip().lower().startswith("javascript:"):
+    href = redirect_target(href.strip())
+    if not href or href.lower().startswith("javascript:"):
         return inner
     if not text:
-        text = escape_markdown_inline(href.strip())
+        text = escape_markdown_inline(href)
     return markdown_link(text, href)
+
+
+def redirect_target(href: str) -> str:
+    """Where a redirector's link leads (its ``http(s)`` target, or a page of its own site
+    such as Bing's ``/search?q=``), else ``href`` itself."""
+    parts = urlsplit(href)
+    redirector = parts.path in REDIRECT_PATHS or (
+        parts.hostname is not None and (parts.hostname.endswith(SAFE_LINKS_HOST))
+    )
+    if not redirector or not parts.query:
+        return href
+    for key, value in parse_qsl(parts.query):
+        if key not in REDIRECT_PARAMETERS:
+            continue
+        if key == "u" and value.startswith("a1"):  # Bing: "a1" and the target in base64url
+            try:
+                value = base64.urlsafe_b64decode(value[2:] + "=" * (-len(value[2:]) % 4)).decode()
+            except (ValueError, UnicodeDecodeError):
+                continue
+        if value.startswith(("http://", "https://", "javascript:")):  # the last: nowhere
+            return value
+        if value.startswith("/") and not value.startswith("//"):  # a page of the redirector's site
+            return urljoin(href, value)
+    return href
 
 
 def _image(element: Element, image_source: Callable[[str], str | None] | None) -> str:

@@ -16,6 +16,7 @@ CONTENT_TYPES = """<?xml version="1.0" encoding="UTF-8" standalone="yes"?>
 <Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types">
   <Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/>
   <Default Extension="xml" ContentType="application/xml"/>
+  <Default Extension="png" ContentType="image/png"/>
   <Override PartName="/word/document.xml"
     ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml"/>
   <Override PartName="/word/styles.xml"
@@ -109,8 +110,10 @@ def write_docx(
     styles: str = STYLES,
     numbering: str | None = None,
     core: str = CORE,
+    rels: str = DOCUMENT_RELS,
+    parts: dict[str, bytes] | None = None,
 ) -> Path:
-    """A Word package at ``path`` with ``body`` inside ``w:body``."""
+    """A Word package at ``path`` with ``body`` inside ``w:body`` (and more ``parts``)."""
     document = (
         '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>'
         f'<w:document xmlns:w="{W}"><w:body>{body}</w:body></w:document>'
@@ -118,12 +121,14 @@ def write_docx(
     with zipfile.ZipFile(path, "w") as package:
         package.writestr("[Content_Types].xml", CONTENT_TYPES)
         package.writestr("_rels/.rels", PACKAGE_RELS)
-        package.writestr("word/_rels/document.xml.rels", DOCUMENT_RELS)
+        package.writestr("word/_rels/document.xml.rels", rels)
         package.writestr("word/document.xml", document)
         package.writestr("word/styles.xml", styles)
         if numbering is not None:
             package.writestr("word/numbering.xml", numbering)
         package.writestr("docProps/core.xml", core)
+        for name, data in (parts or {}).items():
+            package.writestr(name, data)
     return path
 
 
@@ -334,3 +339,36 @@ def test_description_from_subject_then_description_then_body(
     path = write_docx(tmp_path / "d.docx", body, styles=LIST_STYLES, core=core)
     result, _, _, _ = _convert(path)
     assert result.facts.description == expected
+
+
+def test_an_embedded_image_leaves_a_reference_with_its_alt_text(tmp_path: Path) -> None:
+    """Issue 25 (markitdown's test.docx): an image used to vanish without a trace; it is a
+    reference by number with its alt text, never a base64 data URI."""
+    ns = (
+        f'xmlns:w="{W}" '
+        'xmlns:wp="http://schemas.openxmlformats.org/drawingml/2006/wordprocessingDrawing" '
+        'xmlns:a="http://schemas.openxmlformats.org/drawingml/2006/main" '
+        'xmlns:pic="http://schemas.openxmlformats.org/drawingml/2006/picture" '
+        'xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships"'
+    )
+    drawing = (
+        f"<w:p><w:r><w:drawing {ns}><wp:inline>"
+        '<wp:docPr id="1" name="Picture 1" descr="Sales by quarter"/>'
+        '<a:graphic><a:graphicData uri="http://schemas.openxmlformats.org/drawingml/2006/picture">'
+        '<pic:pic><pic:blipFill><a:blip r:embed="rId9"/></pic:blipFill></pic:pic>'
+        "</a:graphicData></a:graphic></wp:inline></w:drawing></w:r></w:p>"
+    )
+    rels = DOCUMENT_RELS.replace(
+        "</Relationships>",
+        '<Relationship Id="rId9" Target="media/image1.png" Type="http://schemas.'
+        'openxmlformats.org/officeDocument/2006/relationships/image"/></Relationships>',
+    )
+    path = write_docx(
+        tmp_path / "chart.docx",
+        paragraph("Before the chart.") + drawing,
+        rels=rels,
+        parts={"word/media/image1.png": b"\x89PNG\r\n\x1a\n" + bytes(32)},
+    )
+    markdown = _convert(path)[1]
+    assert "![Sales by quarter](image1.png)" in markdown
+    assert "base64" not in markdown

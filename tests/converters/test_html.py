@@ -334,3 +334,48 @@ def test_data_tables_stay_tables(tmp_path: Path, table: str, expected: str) -> N
 def test_one_blank_line_after_a_code_block(tmp_path: Path) -> None:
     markdown, _, _ = _variants(_convert_page(tmp_path, "<pre>a = 1</pre><p>After.</p>"))
     assert markdown == "```\na = 1\n```\n\nAfter.\n"
+
+
+@pytest.mark.parametrize(
+    ("href", "target"),
+    [
+        # Bing's result links carry their target as "a1" and base64url (markitdown's
+        # test_serp.html); one to nowhere is javascript:void(0), and its text stays.
+        (
+            "https://www.bing.com/ck/a?!&&p=1f&u=a1aHR0cHM6Ly9lbi53aWtpcGVkaWEub3JnL3dpa2kvTWljcm9zb2Z0&ntb=1",
+            "https://en.wikipedia.org/wiki/Microsoft",
+        ),
+        (
+            "https://www.bing.com/ck/a?!&&p=2c&u=a1L3NlYXJjaD9xPVBhdWwlMjBBbGxlbg&ntb=1",
+            "https://www.bing.com/search?q=Paul%20Allen",
+        ),
+        ("https://www.google.com/url?q=https://example.org/a&sa=U", "https://example.org/a"),
+        ("https://duckduckgo.com/l/?uddg=https%3A%2F%2Fexample.org%2Fb", "https://example.org/b"),
+        (
+            "https://eur01.safelinks.protection.outlook.com/?url=https%3A%2F%2Fexample.org%2Fc",
+            "https://example.org/c",
+        ),
+        # Not redirectors: a share link keeps its own address.
+        ("https://example.com/share?url=https://example.org/d", None),
+    ],
+)
+def test_redirector_links_lead_where_they_lead(href: str, target: str | None) -> None:
+    markdown = html_to_markdown(f'<p><a href="{href}">Result</a></p>').markdown
+    assert f"[Result]({target or href})" in markdown
+
+
+def test_a_void_redirect_keeps_its_text_and_no_link() -> None:
+    href = "https://www.bing.com/ck/a?!&&p=b5&u=a1amF2YXNjcmlwdDp2b2lkKDAp&ntb=1"
+    assert html_to_markdown(f'<p><a href="{href}">Feedback</a></p>').markdown.strip() == "Feedback"
+
+
+def test_control_labels_are_interface_not_text() -> None:
+    """markitdown's test_wikipedia.html: the Vector skin's "move to sidebar" buttons."""
+    source = (
+        "<div><div>Main menu</div><button>move to sidebar</button><button>hide</button></div>"
+        "<p>Language: <select><option>English</option><option>Deutsch</option></select></p>"
+        "<p>Microsoft was founded in 1975.</p>"
+    )
+    markdown = html_to_markdown(source).markdown
+    assert "move to sidebar" not in markdown and "hide" not in markdown
+    assert "Deutsch" not in markdown and "Microsoft was founded in 1975." in markdown
