@@ -172,6 +172,7 @@ def test_command_line_on_one_built_document() -> None:
     assert {v["measure"] for v in report["verdicts"]} >= {"headings", "tables", "links"}
 
 
+@pytest.mark.slow  # a benchmark-harness run: DOCSHELF_SLOW_TESTS=1 (.ci/run)
 @pytest.mark.skipif(
     importlib.util.find_spec("markitdown") is None or not bq.DEFAULT_PDF_DIR.is_dir(),
     reason='needs markitdown (pip install -e ".[bench]") and the shared corpus '
@@ -278,6 +279,7 @@ def test_unknown_peer_is_refused() -> None:
     assert exited.value.code == 2
 
 
+@pytest.mark.slow  # a benchmark-harness run: DOCSHELF_SLOW_TESTS=1 (.ci/run)
 @pytest.mark.skipif(NO_PYMUPDF4LLM, reason=PYMUPDF4LLM_MISSING)
 def test_command_line_with_pymupdf4llm_on_built_documents() -> None:
     # pymupdf4llm's parser prints to stdout: the report must still be JSON alone.
@@ -295,6 +297,7 @@ def test_command_line_with_pymupdf4llm_on_built_documents() -> None:
     assert verdicts["words"]["by_peer"]["pymupdf4llm"]["files"] == 1
 
 
+@pytest.mark.slow  # a benchmark-harness run: DOCSHELF_SLOW_TESTS=1 (.ci/run)
 @pytest.mark.skipif(NO_PYMUPDF4LLM, reason=PYMUPDF4LLM_MISSING)
 @pytest.mark.skipif(
     NO_MARKITDOWN or not bq.DEFAULT_PDF_DIR.is_dir(),
@@ -365,6 +368,7 @@ KNOWN_FAILURES = {
 }
 
 
+@pytest.mark.slow  # a benchmark-harness run: DOCSHELF_SLOW_TESTS=1 (.ci/run)
 @pytest.mark.skipif(NO_SUITE, reason=SUITE_MISSING)
 @pytest.mark.skipif(NO_MARKITDOWN, reason='markitdown is not installed: pip install -e ".[bench]"')
 def test_markitdown_suite_fails_on_the_known_files_only() -> None:

@@ -17,6 +17,7 @@ from tests.support.paths import REPO
 from tests.support.servers import child_env
 
 
+@pytest.mark.slow  # a benchmark-harness run: DOCSHELF_SLOW_TESTS=1 (.ci/run)
 @pytest.mark.timeout(180)
 def test_quick_soak_samples_every_process_and_judges_nothing() -> None:
     done = subprocess.run(
