@@ -1,5 +1,5 @@
 """``python -m bench NAME``: run one benchmark (index, convert, live, serve, search, quality,
-render, soak)."""
+render, soak, families)."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ BENCHMARKS = {
     "quality": "bench.bench_quality",
     "render": "bench.bench_render",
     "soak": "bench.bench_soak",
+    "families": "bench.bench_families",
 }
 
 

@@ -28,8 +28,8 @@ import mimetypes
 import re
 import zipfile
 from collections.abc import Mapping
-from typing import Any
 from html.parser import HTMLParser
+from typing import Any
 from xml.etree import ElementTree
 
 import mammoth
