@@ -452,8 +452,8 @@ class Indexer:
             return True
         if row.detection != DETECTION_VERSION:
             return True  # decided by an older rule: look at its type again
-        if row.state == DocumentState.UNSUPPORTED:
-            # Unreadable by the converters it was catalogued with: a newer docshelf may read it.
+        if row.state == DocumentState.UNSUPPORTED and not row.converter:
+            # No converter took it when it was catalogued: a newer docshelf may have one.
             return converter_identity(row.mime_type, path.rpartition("/")[2]) is not None
         if row.state == DocumentState.PENDING or not row.converter:
             return False  # queued already, or failed before any converter ran

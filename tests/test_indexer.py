@@ -296,3 +296,50 @@ def test_files_another_process_catalogued_meanwhile_are_one_warning_line_not_a_t
         assert sorted(r.path for r in records) == sorted(SAMPLE_FILES)
     finally:
         runtime.close()
+
+
+def test_an_unsupported_file_is_converted_once_a_converter_reads_its_type(
+    runtime: Runtime, sample_shelf: Path
+) -> None:
+    """Issue 25: a file catalogued when nothing read its type (state ``unsupported``, as
+    every .pptx was before) is queued on the next pass of a docshelf that reads it."""
+    from sqlalchemy import update
+
+    from docshelf.storage.models import Document
+
+    runtime.index()
+    with runtime.database.session() as session:  # as an older docshelf left it
+        session.execute(
+            update(Document)
+            .where(Document.path == "notes.txt")
+            .values(
+                state=DocumentState.UNSUPPORTED,
+                converter=None,
+                error_reason="unsupported",
+                error_message="no converter for text/plain",
+            )
+        )
+    report = runtime.index()
+    assert report.changes.changed == {"docshelf://shelf/notes.txt"}
+    assert report.unsupported == 0
+    notes = runtime.catalog.get("docshelf://shelf/notes.txt")
+    assert notes is not None and notes.state == DocumentState.READY
+    assert notes.error_reason is None and notes.derived
+
+
+def test_a_file_its_converter_finds_unreadable_is_unsupported_once(
+    runtime: Runtime, sample_shelf: Path
+) -> None:
+    """Binary bytes under a text name: its converter says ``unsupported``; the pass counts
+    it apart from failures, and the next pass leaves it alone (no conversion every pass)."""
+    (sample_shelf / "blob.txt").write_bytes(b"\x00\x01\x02binary\x00" * 64)
+    first = runtime.index()
+    assert first.unsupported == 1 and "blob.txt" not in {e.path for e in first.errors}
+    blob = runtime.catalog.get("docshelf://shelf/blob.txt")
+    assert blob is not None and blob.state == DocumentState.UNSUPPORTED
+    assert (blob.error_reason, blob.error_message) == (
+        "unsupported",
+        "binary data (NUL bytes) where text was expected",
+    )
+    again = runtime.index()
+    assert not again.changes and again.unsupported == 1
