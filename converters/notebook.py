@@ -91,11 +91,15 @@ class Notebook:
     cells: tuple[Cell, ...]
 
 
+#: Fewer words of prose than this, and the description says what the notebook is instead.
+MIN_DESCRIPTION_WORDS = 4
+
+
 class NotebookConverter:
     """Converts Jupyter notebooks."""
 
     name = "notebook"
-    version = "1"
+    version = "2"
 
     def accepts(self, source: Source) -> bool:
         return (
@@ -117,7 +121,8 @@ class NotebookConverter:
             if value
         }
         facts = markdown_facts(document, title=notebook.title, metadata=metadata)
-        if facts.description is None:
+        # A closing "End" says less than what the notebook is: prose of a few words gives way.
+        if len((facts.description or "").split()) < MIN_DESCRIPTION_WORDS:
             count = len(notebook.cells)
             language = f" ({notebook.language})" if notebook.language else ""
             facts = replace(facts, description=f"Jupyter notebook{language}, {count} cells")

@@ -310,3 +310,13 @@ def test_json_validates_against_the_document_schema(
     analysis: ConversionResult, schema_validator: jsonschema.protocols.Validator
 ) -> None:
     schema_validator.validate(json.loads(text(analysis, "application/json")))
+
+
+def test_a_word_or_two_of_prose_is_no_description() -> None:
+    """markitdown's test notebook ends with a cell "End": that is not what it is about."""
+    result = convert(
+        notebook([markdown_cell("# Study"), code_cell("x = 1"), markdown_cell("End")]),
+        "application/x-ipynb+json",
+        "s.ipynb",
+    )
+    assert result.facts.description == "Jupyter notebook (python), 3 cells"
