@@ -53,3 +53,32 @@ def test_spec_page_matches_golden(page: str) -> None:
     # Labelled as MDX, the page gets a Markdown variant: the MDX unwrapped.
     result = convert(path.read_bytes(), "text/mdx", path.name)
     check(result, GOLDEN / "spec" / page.replace("/", "__").removesuffix(".mdx"))
+
+
+#: markitdown's test files (MIT; ``../shared/peer-suites/markitdown``) of every family
+#: issue 25 added: files nobody here wrote, one per kind.
+MARKITDOWN_FILES = [
+    "test.pptx",
+    "test.xlsx",
+    "test.xls",
+    "test.epub",
+    "test_outlook_msg.msg",
+    "test_notebook.ipynb",
+    "test_rss.xml",
+    "test_files.zip",
+    "test_mskanji.csv",
+    "test.jpg",
+    "test.mp3",
+    "test.docx",
+]
+MARKITDOWN = SPEC.parent / "peer-suites" / "markitdown" / "test_files"
+
+
+@NEEDS_SHARED
+@pytest.mark.parametrize("name", MARKITDOWN_FILES)
+def test_every_family_matches_golden(name: str) -> None:
+    from docshelf.converters.detect import HEAD_BYTES, detect_mime
+
+    data = (MARKITDOWN / name).read_bytes()
+    result = convert(data, detect_mime(data[:HEAD_BYTES], name), name)
+    check(result, GOLDEN / "markitdown" / name)
