@@ -134,7 +134,11 @@ class ImageConverter:
 
     def convert(self, source: Source) -> ConversionResult:
         check_size(source.data, MAX_IMAGE_BYTES)
-        picture = read_picture(source.data)
+        # Pillow warns of damaged tags ("Truncated File Read") as it reads: what survives is
+        # read, what does not is left out, and the worker's log gets no traceback-like noise.
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            picture = read_picture(source.data)
         return media_result(source, picture.report(with_gps=gps_enabled()))
 
 
