@@ -30,17 +30,18 @@ import zipfile
 from collections.abc import Mapping
 from html.parser import HTMLParser
 from typing import Any
-from xml.etree import ElementTree
 
 import mammoth
 
 from docshelf.converters.base import (
+    ConversionError,
     ConversionResult,
     Source,
 )
 from docshelf.converters.failures import conversion_failure
 from docshelf.converters.html.converter import convert_html
 from docshelf.converters.package import open_package
+from docshelf.converters.safexml import parse_xml
 from docshelf.converters.textutil import check_size, collapse_whitespace
 
 DOCX_MIME_TYPE = "application/vnd.openxmlformats-officedocument.wordprocessingml.document"
@@ -221,8 +222,8 @@ _VOID = frozenset({"br", "img", "hr", "wbr"})
 def core_properties(package: zipfile.ZipFile) -> Mapping[str, str]:
     """Title, author, dates ... from ``docProps/core.xml`` (empty when absent or broken)."""
     try:
-        root = ElementTree.fromstring(package.read(_CORE_PROPERTIES))
-    except (KeyError, ElementTree.ParseError, zipfile.BadZipFile, OSError, ValueError):
+        root = parse_xml(package.read(_CORE_PROPERTIES), "docProps/core.xml")
+    except (KeyError, ConversionError, zipfile.BadZipFile, OSError, ValueError):
         return {}
     properties: dict[str, str] = {}
     for qualified, key in _PROPERTIES.items():
