@@ -39,14 +39,13 @@ import zipfile
 import zlib
 from collections.abc import Iterator
 from contextvars import ContextVar
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 from typing import TYPE_CHECKING
 
-from docshelf.converters.assemble import markdown_result
+from docshelf.converters.assemble import parsed_markdown_result
 from docshelf.converters.base import ConversionError, ConversionResult, Facts, FailureReason, Source
 from docshelf.converters.detect import EXTENSION_TYPES, HEAD_BYTES, detect_mime
-from docshelf.converters.document import from_markdown
 from docshelf.converters.failures import describe
 from docshelf.converters.markdown.model import parse_markdown
 from docshelf.converters.members import (
@@ -65,7 +64,6 @@ from docshelf.converters.package import (
     RATIO_FLOOR,
     open_package,
 )
-from docshelf.converters.parts import section_segments
 from docshelf.converters.textutil import collapse_whitespace
 
 if TYPE_CHECKING:  # tarfile and gzip are imported when a tar is read
@@ -249,15 +247,7 @@ def _convert(source: Source, walk: _Walk) -> ConversionResult:
         "unpacked_bytes": total,
         "members": member_entries(converted, parts),
     }
-    view = replace(from_markdown(facts, model), data=data)
-    return markdown_result(
-        source,
-        facts,
-        markdown,
-        plain=model.text,
-        json_view=view,
-        segments=lambda: section_segments(model.sections),
-    )
+    return parsed_markdown_result(source, facts, markdown, model, data=data)
 
 
 def _tallied(listing: _Listing) -> Iterator[Member]:

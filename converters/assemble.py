@@ -12,6 +12,8 @@ formats from it the same way: :func:`markdown_result` builds them once.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from dataclasses import replace
+from typing import Any
 
 from docshelf.converters.base import (
     APPLICATION_JSON,
@@ -25,7 +27,7 @@ from docshelf.converters.base import (
     Source,
     base_mime_type,
 )
-from docshelf.converters.document import DocumentData, document_json, from_markdown
+from docshelf.converters.document import NO_DATA, DocumentData, document_json, from_markdown
 from docshelf.converters.formats import DERIVED_MIME_TYPES
 from docshelf.converters.markdown.model import MarkdownDocument
 from docshelf.converters.parts import section_segments
@@ -99,18 +101,20 @@ def parsed_markdown_result(
     *,
     plain: str | None = None,
     pdf_author: str | None = None,
+    data: Any = NO_DATA,
 ) -> ConversionResult:
     """:func:`markdown_result` for Markdown docshelf parsed into ``model``.
 
     The model's sections are the JSON view and the search segments; its text is
-    the plain text unless ``plain`` says otherwise.
+    the plain text unless ``plain`` says otherwise. ``data``: the JSON's ``data``
+    member, the family's own structure (a mail's headers, a workbook's sheets).
     """
     return markdown_result(
         source,
         facts,
         markdown,
         plain=model.text if plain is None else plain,
-        json_view=from_markdown(facts, model),
+        json_view=replace(from_markdown(facts, model), data=data),
         segments=lambda: section_segments(model.sections),
         pdf_author=pdf_author,
     )

@@ -27,21 +27,20 @@ from __future__ import annotations
 import posixpath
 import zipfile
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from html.parser import HTMLParser
 from typing import Any
 from urllib.parse import unquote, urlsplit
 from xml.etree.ElementTree import Element
 
-from docshelf.converters.assemble import markdown_result
+from docshelf.converters.assemble import parsed_markdown_result
 from docshelf.converters.base import ConversionError, ConversionResult, FailureReason, Source
-from docshelf.converters.document import from_markdown
 from docshelf.converters.html.markdown import html_to_markdown
 from docshelf.converters.html.text import html_to_text
 from docshelf.converters.markdown.converter import markdown_facts
 from docshelf.converters.markdown.model import parse_markdown
 from docshelf.converters.package import open_package, read_member
-from docshelf.converters.parts import headings_of, section_segments
+from docshelf.converters.parts import headings_of
 from docshelf.converters.safexml import child_text, parse_xml
 from docshelf.converters.textutil import (
     check_size,
@@ -143,14 +142,13 @@ class EpubConverter:
             }
             for chapter in book.chapters
         ]
-        return markdown_result(
+        return parsed_markdown_result(
             source,
             facts,
             markdown,
-            plain=document.text,
-            json_view=replace(from_markdown(facts, document), data={**meta, "chapters": chapters}),
-            segments=lambda: section_segments(document.sections),
+            document,
             pdf_author=authors or None,
+            data={**meta, "chapters": chapters},
         )
 
 

@@ -18,19 +18,17 @@ from __future__ import annotations
 
 import email.utils
 from collections.abc import Iterator
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 from xml.etree.ElementTree import Element, tostring
 
-from docshelf.converters.assemble import markdown_result
+from docshelf.converters.assemble import parsed_markdown_result
 from docshelf.converters.base import ConversionError, ConversionResult, FailureReason, Source
-from docshelf.converters.document import from_markdown
 from docshelf.converters.html.markdown import html_to_markdown
 from docshelf.converters.html.text import html_to_text
 from docshelf.converters.markdown.converter import markdown_facts
 from docshelf.converters.markdown.model import parse_markdown
-from docshelf.converters.parts import section_segments
 from docshelf.converters.safexml import child_text, local_name, parse_xml
 from docshelf.converters.textutil import (
     check_size,
@@ -134,14 +132,7 @@ class FeedConverter:
                 if value
             },
         )
-        return markdown_result(
-            source,
-            facts,
-            markdown,
-            plain=document.text,
-            json_view=replace(from_markdown(facts, document), data=feed_data(feed)),
-            segments=lambda: section_segments(document.sections),
-        )
+        return parsed_markdown_result(source, facts, markdown, document, data=feed_data(feed))
 
 
 def _shape(feed: Feed) -> str:

@@ -19,14 +19,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
-from docshelf.converters.assemble import markdown_result
+from docshelf.converters.assemble import parsed_markdown_result
 from docshelf.converters.base import ConversionError, ConversionResult, FailureReason, Source
-from docshelf.converters.document import from_markdown
 from docshelf.converters.html.markdown import html_to_markdown
 from docshelf.converters.json_ import parse_json
 from docshelf.converters.markdown.converter import markdown_facts
 from docshelf.converters.markdown.model import parse_markdown
-from docshelf.converters.parts import section_segments
 from docshelf.converters.textutil import (
     check_size,
     clean_text,
@@ -126,14 +124,13 @@ class NotebookConverter:
             count = len(notebook.cells)
             language = f" ({notebook.language})" if notebook.language else ""
             facts = replace(facts, description=f"Jupyter notebook{language}, {count} cells")
-        return markdown_result(
+        return parsed_markdown_result(
             source,
             facts,
             markdown,
-            plain=document.text,
-            json_view=replace(from_markdown(facts, document), data=notebook_data(notebook)),
-            segments=lambda: section_segments(document.sections),
+            document,
             pdf_author=metadata.get("author"),
+            data=notebook_data(notebook),
         )
 
 

@@ -17,9 +17,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from docshelf.converters.assemble import markdown_result
+from docshelf.converters.assemble import parsed_markdown_result
 from docshelf.converters.base import ConversionResult, Source
-from docshelf.converters.document import from_markdown
 from docshelf.converters.html.markdown import html_to_markdown
 from docshelf.converters.mail.attachments import ATTACHMENT_LABEL, bounded
 from docshelf.converters.markdown.converter import markdown_facts
@@ -32,7 +31,6 @@ from docshelf.converters.members import (
     member_entries,
     members_markdown,
 )
-from docshelf.converters.parts import section_segments
 from docshelf.converters.textutil import (
     DESCRIPTION_LIMIT,
     collapse_whitespace,
@@ -117,14 +115,8 @@ def mail_result(source: Source, mail: Mail) -> ConversionResult:
     }
     if omitted:
         data["attachments_omitted"] = omitted
-    return markdown_result(
-        source,
-        facts,
-        markdown,
-        plain=document.text,
-        json_view=dataclasses.replace(from_markdown(facts, document), data=data),
-        segments=lambda: section_segments(document.sections),
-        pdf_author=metadata.get("author"),
+    return parsed_markdown_result(
+        source, facts, markdown, document, pdf_author=metadata.get("author"), data=data
     )
 
 

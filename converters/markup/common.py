@@ -7,17 +7,14 @@ a Markdown source, so ``?section=`` works on the headings the document declares.
 
 from __future__ import annotations
 
-import dataclasses
 import re
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
-from docshelf.converters.assemble import markdown_result
+from docshelf.converters.assemble import parsed_markdown_result
 from docshelf.converters.base import ConversionError, ConversionResult, FailureReason, Source
-from docshelf.converters.document import from_markdown
 from docshelf.converters.markdown.converter import markdown_facts
 from docshelf.converters.markdown.model import parse_markdown
-from docshelf.converters.parts import section_segments
 from docshelf.converters.textutil import (
     DecodedText,
     check_size,
@@ -70,15 +67,8 @@ def markup_result(
         language=language or None,
         metadata={key: value for key, value in metadata.items() if value} | decoded.metadata,
     )
-    json_view = dataclasses.replace(from_markdown(facts, document), data=data)
-    return markdown_result(
-        source,
-        facts,
-        markdown,
-        plain=document.text,
-        json_view=json_view,
-        segments=lambda: section_segments(document.sections),
-        pdf_author=facts.metadata.get("author"),
+    return parsed_markdown_result(
+        source, facts, markdown, document, pdf_author=facts.metadata.get("author"), data=data
     )
 
 

@@ -24,14 +24,12 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
-from docshelf.converters.assemble import markdown_result
+from docshelf.converters.assemble import parsed_markdown_result
 from docshelf.converters.base import ConversionError, ConversionResult, Facts, FailureReason, Source
-from docshelf.converters.document import from_markdown
 from docshelf.converters.failures import conversion_failure, describe
 from docshelf.converters.html.docx import core_properties
 from docshelf.converters.markdown.model import parse_markdown
 from docshelf.converters.package import open_package, optional_member, read_member
-from docshelf.converters.parts import section_segments
 from docshelf.converters.sheets.formats import xlsx_formats
 from docshelf.converters.sheets.grid import check_grid, ods_extents, xlsx_extents
 from docshelf.converters.sheets.table import (
@@ -113,14 +111,8 @@ class SpreadsheetConverter:
         model = parse_markdown(markdown)
         facts = replace(facts, outline=model.headings)
         data = {"sheets": [sheet_data(sheet) for sheet in sheets], "chart_sheets": charts}
-        return markdown_result(
-            source,
-            facts,
-            markdown,
-            plain=model.text,
-            json_view=replace(from_markdown(facts, model), data=data),
-            segments=lambda: section_segments(model.sections),
-            pdf_author=properties.get("author"),
+        return parsed_markdown_result(
+            source, facts, markdown, model, pdf_author=properties.get("author"), data=data
         )
 
 
