@@ -376,10 +376,22 @@ def markdown_heading(level: int, text: str, *, escaped: bool = False) -> str:
     return f"{'#' * level} {body}"
 
 
+def code_span(text: str) -> str:
+    """Inline code for ``text`` (on one line), fenced by a backtick run longer than any inside,
+    padded where it starts or ends with a backtick or is blank (CommonMark's code spans)."""
+    text = " ".join(text.split("\n"))
+    fence = "`" * (_longest_backticks(text) + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") or not text.strip() else ""
+    return f"{fence}{pad}{text}{pad}{fence}"
+
+
+def _longest_backticks(text: str) -> int:
+    return max((len(run) for run in re.findall(r"`+", text)), default=0)
+
+
 def code_fence(content: str, language: str = "") -> str:
     """A fenced code block longer than any backtick run inside ``content``."""
-    longest = max((len(run) for run in re.findall(r"`+", content)), default=0)
-    fence = "`" * max(3, longest + 1)
+    fence = "`" * max(3, _longest_backticks(content) + 1)
     body = content if content.endswith("\n") else content + "\n"
     return f"{fence}{language}\n{body}{fence}\n"
 

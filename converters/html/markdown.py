@@ -26,6 +26,7 @@ from urllib.parse import parse_qsl, urljoin, urlsplit
 from docshelf.converters.html.text import INVISIBLE_ELEMENTS
 from docshelf.converters.textutil import (
     code_fence,
+    code_span,
     collapse_whitespace,
     escape_line_start,
     escape_markdown_inline,
@@ -433,7 +434,8 @@ class _Writer:
         if tag == "img":
             return _image(node, self._image_source)
         if tag in ("code", "kbd", "samp", "tt"):
-            return _code_span(_SPACES.sub(" ", node.text()))
+            text = _SPACES.sub(" ", node.text())
+            return code_span(text) if text.strip() else text
         marker = _EMPHASIS.get(tag)
         if marker is not None:
             inner = self._emphasised(marker, lambda: self._inline_children(node))
@@ -541,15 +543,6 @@ def _wrap(inner: str, marker: str) -> str:
     lead = " " if inner[:1].isspace() else ""
     trail = " " if inner[-1:].isspace() else ""
     return f"{lead}{marker}{core}{marker}{trail}"
-
-
-def _code_span(text: str) -> str:
-    if not text.strip():
-        return text
-    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
-    fence = "`" * (longest + 1)
-    pad = " " if text.startswith("`") or text.endswith("`") else ""
-    return f"{fence}{pad}{text}{pad}{fence}"
 
 
 def _link(inner: str, href: str) -> str:

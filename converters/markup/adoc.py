@@ -28,7 +28,6 @@ from docshelf.converters.base import ConversionError, ConversionResult, FailureR
 from docshelf.converters.markup.common import (
     MAX_NESTING,
     admonition,
-    code_span,
     join_blocks,
     list_item,
     markup_result,
@@ -40,6 +39,7 @@ from docshelf.converters.markup.common import (
 )
 from docshelf.converters.textutil import (
     code_fence,
+    code_span,
     collapse_whitespace,
     escape_markdown_inline,
     markdown_heading,

@@ -113,15 +113,6 @@ def admonition(label: str, blocks: list[str]) -> str:
     return quote([head, *blocks])
 
 
-def code_span(text: str) -> str:
-    """Inline code for ``text``, fenced by a backtick run longer than any inside."""
-    text = " ".join(text.split("\n"))
-    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
-    fence = "`" * (longest + 1)
-    pad = " " if text.startswith("`") or text.endswith("`") or not text.strip() else ""
-    return f"{fence}{pad}{text}{pad}{fence}"
-
-
 def scan_inline(text: str, pattern: re.Pattern[str], render: Callable[[re.Match[str]], str]) -> str:
     """Markdown for ``text``: each match of ``pattern`` rendered, the text between escaped."""
     out: list[str] = []

@@ -21,7 +21,6 @@ from docshelf.converters.base import ConversionResult, Source
 from docshelf.converters.failures import conversion_failure, describe
 from docshelf.converters.markup.common import (
     MAX_NESTING,
-    code_span,
     join_blocks,
     list_item,
     markup_result,
@@ -33,6 +32,7 @@ from docshelf.converters.markup.common import (
 )
 from docshelf.converters.textutil import (
     code_fence,
+    code_span,
     collapse_whitespace,
     escape_markdown_inline,
     markdown_heading,

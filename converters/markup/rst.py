@@ -22,7 +22,6 @@ from docshelf.converters.failures import conversion_failure, describe
 from docshelf.converters.markup.common import (
     MAX_NESTING,
     admonition,
-    code_span,
     join_blocks,
     list_item,
     markup_result,
@@ -33,6 +32,7 @@ from docshelf.converters.markup.common import (
 )
 from docshelf.converters.textutil import (
     code_fence,
+    code_span,
     collapse_whitespace,
     escape_markdown_inline,
     markdown_heading,
