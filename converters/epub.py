@@ -167,7 +167,9 @@ def _first_heading(markdown: str) -> str | None:
 def read_book(package: zipfile.ZipFile) -> Book:
     """The metadata and the chapters (as Markdown) of the EPUB ``package``."""
     opf_path = _package_document(package)
-    opf = parse_xml(_read_bounded(package, opf_path, MAX_XML_BYTES), f"the EPUB's {opf_path!r}")
+    opf = parse_xml(
+        read_member(package, opf_path, _KIND, limit=MAX_XML_BYTES), f"the EPUB's {opf_path!r}"
+    )
     if opf.tag != f"{OPF}package":
         raise ConversionError(
             FailureReason.CORRUPT, f"{opf_path!r} is not an EPUB package document (OPF)"
@@ -225,7 +227,7 @@ def _package_document(package: zipfile.ZipFile) -> str:
     """The OPF's path: the container's first rootfile, else the package's only ``.opf``."""
     if "META-INF/container.xml" in package.NameToInfo:
         container = parse_xml(
-            _read_bounded(package, "META-INF/container.xml", MAX_XML_BYTES),
+            read_member(package, "META-INF/container.xml", _KIND, limit=MAX_XML_BYTES),
             "the EPUB's META-INF/container.xml",
         )
         for rootfile in container.iter(f"{CONTAINER}rootfile"):
@@ -293,18 +295,8 @@ def resolve_href(base: str, href: str) -> str | None:
     return path
 
 
-def _read_bounded(package: zipfile.ZipFile, path: str, limit: int) -> bytes:
-    info = package.NameToInfo.get(path)
-    if info is not None and info.file_size > limit:
-        raise ConversionError(
-            FailureReason.TOO_LARGE,
-            f"{path!r} in the EPUB unpacks to {info.file_size} bytes, over the limit of {limit}",
-        )
-    return read_member(package, path, _KIND)
-
-
 def _chapter_markdown(package: zipfile.ZipFile, path: str) -> str:
-    xhtml = decode_text(_read_bounded(package, path, MAX_CHAPTER_BYTES))
+    xhtml = decode_text(read_member(package, path, _KIND, limit=MAX_CHAPTER_BYTES))
     folder = posixpath.dirname(path)
     return html_to_markdown(xhtml, image_source=lambda src: _image_path(folder, src)).markdown
 
@@ -321,7 +313,7 @@ def _encrypted_paths(package: zipfile.ZipFile) -> frozenset[str]:
     if "META-INF/encryption.xml" not in package.NameToInfo:
         return frozenset()
     root = parse_xml(
-        _read_bounded(package, "META-INF/encryption.xml", MAX_XML_BYTES),
+        read_member(package, "META-INF/encryption.xml", _KIND, limit=MAX_XML_BYTES),
         "the EPUB's META-INF/encryption.xml",
     )
     paths: set[str] = set()
@@ -365,7 +357,7 @@ def _table_of_contents(
         folder = posixpath.dirname(path)
         labels: dict[str, tuple[str, int]] = {}
         for count, (href, label, depth) in enumerate(
-            read(_read_bounded(package, path, MAX_XML_BYTES))
+            read(read_member(package, path, _KIND, limit=MAX_XML_BYTES))
         ):
             if count == MAX_TOC_ENTRIES:
                 break

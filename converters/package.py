@@ -75,8 +75,17 @@ def open_package(
     return package
 
 
-def read_member(package: zipfile.ZipFile, name: str, kind: str) -> bytes:
-    """The bytes of member ``name``; ``corrupt`` when it is missing or damaged."""
+def read_member(
+    package: zipfile.ZipFile, name: str, kind: str, *, limit: int | None = None
+) -> bytes:
+    """The bytes of member ``name``; ``corrupt`` when it is missing or damaged, ``too_large``
+    when it declares more than ``limit`` bytes (checked before it is inflated)."""
+    info = package.NameToInfo.get(name)
+    if limit is not None and info is not None and info.file_size > limit:
+        raise ConversionError(
+            FailureReason.TOO_LARGE,
+            f"{name!r} in the {kind} unpacks to {info.file_size} bytes, over the limit of {limit}",
+        )
     try:
         return package.read(name)
     except KeyError as exc:
@@ -92,8 +101,10 @@ def read_member(package: zipfile.ZipFile, name: str, kind: str) -> bytes:
         raise conversion_failure(exc, f"{name!r} in the {kind} package: {exc}") from exc
 
 
-def optional_member(package: zipfile.ZipFile, name: str, kind: str) -> bytes | None:
-    """The bytes of member ``name``, or None when the package has none such."""
+def optional_member(
+    package: zipfile.ZipFile, name: str, kind: str, *, limit: int | None = None
+) -> bytes | None:
+    """The bytes of member ``name`` (as :func:`read_member`), or None when there is none such."""
     if name not in package.NameToInfo:
         return None
-    return read_member(package, name, kind)
+    return read_member(package, name, kind, limit=limit)

@@ -10,7 +10,6 @@ GPL only.
 
 from __future__ import annotations
 
-import zipfile
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from xml.etree.ElementTree import Element
@@ -93,9 +92,10 @@ def open_odf(data: bytes, kind: str) -> OdfPackage:
         manifest = optional_member(package, "META-INF/manifest.xml", kind)
         if manifest is not None and _encrypted(_parse(manifest, "META-INF/manifest.xml", kind)):
             raise ConversionError(FailureReason.ENCRYPTED, f"the {kind} file needs a password")
-        content = _parse(_read(package, "content.xml", kind, required=True), "content.xml", kind)
-        meta = _read(package, "meta.xml", kind)
-        styles = _read(package, "styles.xml", kind)
+        content_xml = read_member(package, "content.xml", kind, limit=MAX_XML_BYTES)
+        content = _parse(content_xml, "content.xml", kind)
+        meta = optional_member(package, "meta.xml", kind, limit=MAX_XML_BYTES)
+        styles = optional_member(package, "styles.xml", kind, limit=MAX_XML_BYTES)
     # Named styles (styles.xml) first: a content.xml automatic style of the same name wins.
     style_roots = [_parse(styles, "styles.xml", kind)] if styles else []
     style_roots.append(content)
@@ -105,19 +105,6 @@ def open_odf(data: bytes, kind: str) -> OdfPackage:
         numbered_levels=_numbered_levels(style_roots),
         parent_styles=_parent_styles(style_roots),
     )
-
-
-def _read(package: zipfile.ZipFile, name: str, kind: str, *, required: bool = False) -> bytes:
-    info = package.NameToInfo.get(name)
-    if info is not None and info.file_size > MAX_XML_BYTES:
-        raise ConversionError(
-            FailureReason.TOO_LARGE,
-            f"{name} of the {kind} file is {info.file_size} bytes, over the limit of "
-            f"{MAX_XML_BYTES}",
-        )
-    if required:
-        return read_member(package, name, kind)
-    return optional_member(package, name, kind) or b""
 
 
 def _parse(data: bytes, name: str, kind: str) -> Element:
