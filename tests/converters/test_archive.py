@@ -23,6 +23,8 @@ from docshelf.converters.base import Source
 from docshelf.converters.members import demote_headings
 from docshelf.converters.parts import section_markdown
 from tests.support.paths import SHARED
+from tests.support.results import data_of
+from tests.support.results import markdown_of as markdown
 
 MARKITDOWN = SHARED / "peer-suites" / "markitdown"
 README = b"---\ntitle: Front\n---\n# Guide\n\nRead *this*.\n\nUsage\n-----\n\nRun it.\n"
@@ -54,18 +56,6 @@ def tar_of(members: dict[str, bytes], mode: str = "w:gz", extra: tuple[Any, ...]
         for info in extra:
             archive.addfile(info)
     return out.getvalue()
-
-
-def markdown(result: ConversionResult) -> str:
-    representation = result.get("text/markdown")
-    assert representation is not None
-    return representation.data.decode("utf-8")
-
-
-def data_of(result: ConversionResult) -> dict[str, Any]:
-    representation = result.get("application/json")
-    assert representation is not None
-    return json.loads(representation.data)["data"]
 
 
 def entries(result: ConversionResult) -> dict[str, dict[str, Any]]:

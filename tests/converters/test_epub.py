@@ -18,6 +18,7 @@ from docshelf.converters import ConversionError, ConversionResult, convert, find
 from docshelf.converters import epub as epub_module
 from docshelf.converters.parts import section_markdown, slugify
 from tests.support.paths import SHARED
+from tests.support.results import text_of as text
 
 PEER_FILES = SHARED / "peer-suites" / "markitdown"
 NEEDS_PEERS = pytest.mark.skipif(
@@ -136,12 +137,6 @@ def run(
     data: bytes, name: str = "book.epub", mime: str = "application/epub+zip"
 ) -> ConversionResult:
     return convert(data, mime, name)
-
-
-def text(result: ConversionResult, mime: str) -> str:
-    representation = result.get(mime)
-    assert representation is not None
-    return representation.data.decode("utf-8")
 
 
 @pytest.fixture(scope="module")

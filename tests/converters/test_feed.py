@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from typing import Any
 
 import jsonschema
 import pytest
@@ -11,6 +10,8 @@ import pytest
 from docshelf.converters import ConversionError, ConversionResult, convert, find_converter
 from docshelf.converters import feed as feed_module
 from docshelf.converters.parts import section_markdown
+from tests.support.results import data_of
+from tests.support.results import text_of as text
 
 from .test_epub import NEEDS_PEERS, PEER_FILES, _normalized, markitdown_vector
 
@@ -90,16 +91,6 @@ ATOM = """<?xml version="1.0" encoding="utf-8"?>
 
 def run(data: str | bytes, name: str, mime: str = "application/rss+xml") -> ConversionResult:
     return convert(data.encode() if isinstance(data, str) else data, mime, name)
-
-
-def text(result: ConversionResult, mime: str) -> str:
-    representation = result.get(mime)
-    assert representation is not None
-    return representation.data.decode("utf-8")
-
-
-def data_of(result: ConversionResult) -> Any:
-    return json.loads(text(result, "application/json"))["data"]
 
 
 @pytest.fixture(scope="module")

@@ -8,7 +8,6 @@ from email.mime.application import MIMEApplication
 from email.mime.multipart import MIMEMultipart
 from email.mime.text import MIMEText
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -16,21 +15,11 @@ from docshelf.converters import ConversionError, ConversionResult, convert, find
 from docshelf.converters.mail import attachments
 from docshelf.converters.mail.rtfbody import decompress_rtf, encapsulated_html
 from tests.support.paths import DATA, SHARED
+from tests.support.results import data_of as data
+from tests.support.results import markdown_of as markdown
 
 MSG = DATA / "mail" / "test_outlook_msg.msg"
 PEER_SUITE = SHARED / "peer-suites" / "markitdown"
-
-
-def markdown(result: ConversionResult) -> str:
-    representation = result.get("text/markdown")
-    assert representation is not None
-    return representation.data.decode()
-
-
-def data(result: ConversionResult) -> Any:
-    representation = result.get("application/json")
-    assert representation is not None
-    return json.loads(representation.data)["data"]
 
 
 def eml(message: EmailMessage | MIMEMultipart | MIMEText) -> ConversionResult:

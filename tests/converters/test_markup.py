@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
@@ -14,6 +13,7 @@ from docshelf.converters.markup.adoc import MAX_EXPANSION, AsciidocConverter
 from docshelf.converters.markup.common import MAX_NESTING
 from docshelf.converters.markup.org import OrgConverter
 from docshelf.converters.markup.rst import RstConverter
+from tests.support.results import json_of
 
 RST = """\
 ==============
@@ -152,10 +152,6 @@ def converted(source: str, filename: str, mime_type: str = "text/plain") -> Conv
 
 def markdown_of(result: ConversionResult) -> str:
     return result.get("text/markdown").data.decode("utf-8")  # type: ignore[union-attr]
-
-
-def json_of(result: ConversionResult) -> dict[str, Any]:
-    return json.loads(result.get("application/json").data)  # type: ignore[union-attr]
 
 
 def test_before_this_change_rst_and_org_were_plain_text() -> None:

@@ -19,6 +19,7 @@ from docshelf.converters import ConversionError, ConversionResult, convert, find
 from docshelf.converters.media.image import ImageConverter
 from docshelf.converters.media.isobmff import MAX_BOXES
 from tests.support.paths import SHARED
+from tests.support.results import text_of as text
 
 from . import media_files as files
 
@@ -26,12 +27,6 @@ PEER = SHARED / "peer-suites" / "markitdown" / "test_files"
 NEEDS_PEER = pytest.mark.skipif(
     not PEER.is_dir(), reason="needs ../shared/peer-suites (run .ci/run)"
 )
-
-
-def text(result: ConversionResult, mime_type: str) -> str:
-    representation = result.get(mime_type)
-    assert representation is not None
-    return representation.data.decode("utf-8")
 
 
 def data_of(result: ConversionResult) -> dict[str, Any]:

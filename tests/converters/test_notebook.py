@@ -11,6 +11,7 @@ import pytest
 from docshelf.converters import ConversionError, ConversionResult, convert, find_converter
 from docshelf.converters import notebook as notebook_module
 from docshelf.converters.parts import section_markdown
+from tests.support.results import text_of as text
 
 from .test_epub import NEEDS_PEERS, PEER_FILES, _normalized, markitdown_vector
 
@@ -108,12 +109,6 @@ CELLS = [
 @pytest.fixture(scope="module")
 def analysis() -> ConversionResult:
     return convert(notebook(CELLS), "application/x-ipynb+json", "analysis.ipynb")
-
-
-def text(result: ConversionResult, mime: str) -> str:
-    representation = result.get(mime)
-    assert representation is not None
-    return representation.data.decode("utf-8")
 
 
 def test_cells_in_order_code_fenced_with_the_kernel_language(analysis: ConversionResult) -> None:

@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 import io
-import json
 import zipfile
-from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -14,6 +12,7 @@ from hypothesis import strategies as st
 from docshelf.converters import ConversionError, ConversionResult, convert, find_converter
 from docshelf.converters.odf.package import MAX_XML_BYTES
 from docshelf.converters.parts import pages_markdown
+from tests.support.results import json_of, text_of
 
 ODT = "application/vnd.oasis.opendocument.text"
 ODP = "application/vnd.oasis.opendocument.presentation"
@@ -117,16 +116,6 @@ ODT_META = (
 @pytest.fixture(scope="module")
 def odt() -> ConversionResult:
     return convert(odf(ODT, ODT_BODY, meta=ODT_META, styles=ODT_STYLES), ODT, "guide.odt")
-
-
-def text_of(result: ConversionResult, mime_type: str) -> str:
-    representation = result.get(mime_type)
-    assert representation is not None
-    return representation.data.decode("utf-8")
-
-
-def json_of(result: ConversionResult) -> dict[str, Any]:
-    return json.loads(text_of(result, "application/json"))
 
 
 def test_odt_headings_paragraphs_links_and_footnotes(odt: ConversionResult) -> None:

@@ -10,7 +10,6 @@ XML sample in Courier, a link annotation, a ruled table. The corpus files
 
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 from typing import Any
@@ -21,6 +20,7 @@ from fpdf import FPDF
 from docshelf.converters import ConversionResult, convert
 from docshelf.converters.pdf.tables import Rule, fill, find_grids, rules_of_box
 from tests.support.paths import NEEDS_SHARED
+from tests.support.results import json_of, text_of
 
 from .conftest import CORPUS_PDF, Convert
 
@@ -121,16 +121,6 @@ def specification_pdf() -> bytes:
 @pytest.fixture(scope="module")
 def specification() -> ConversionResult:
     return convert(specification_pdf(), "application/pdf", "shared-mime-info-spec.pdf")
-
-
-def text_of(result: ConversionResult, mime_type: str) -> str:
-    representation = result.get(mime_type)
-    assert representation is not None
-    return representation.data.decode("utf-8")
-
-
-def json_of(result: ConversionResult) -> dict[str, Any]:
-    return json.loads(text_of(result, "application/json"))  # type: ignore[no-any-return]
 
 
 def test_an_empty_title_is_the_largest_text_on_page_one(specification: ConversionResult) -> None:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import io
 import json
 import zipfile
-from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -21,6 +20,7 @@ from docshelf.converters import ConversionError, ConversionResult, convert
 from docshelf.converters.parts import pages_markdown
 from docshelf.converters.pptx_ import MAX_PPTX_UNPACKED
 from tests.support.paths import REPO
+from tests.support.results import json_of, text_of
 
 PPTX = "application/vnd.openxmlformats-officedocument.presentationml.presentation"
 # ../shared beside the checkout (a worktree under wt/ looks one level further up).
@@ -111,16 +111,6 @@ def build_deck(*, core_title: str = "", subject: str = "") -> bytes:
 @pytest.fixture(scope="module")
 def deck() -> ConversionResult:
     return convert(build_deck(), PPTX, "plan.pptx")
-
-
-def text_of(result: ConversionResult, mime_type: str) -> str:
-    representation = result.get(mime_type)
-    assert representation is not None
-    return representation.data.decode("utf-8")
-
-
-def json_of(result: ConversionResult) -> dict[str, Any]:
-    return json.loads(text_of(result, "application/json"))
 
 
 def test_every_slide_is_a_page_with_a_marker_and_a_heading(deck: ConversionResult) -> None:

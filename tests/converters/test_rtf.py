@@ -6,8 +6,9 @@ import json
 
 import pytest
 
-from docshelf.converters import ConversionError, ConversionResult, convert, find_converter
+from docshelf.converters import ConversionError, convert, find_converter
 from docshelf.converters import rtf as rtf_module
+from tests.support.results import markdown_of as markdown
 
 WORD_LIKE = rb"""{\rtf1\ansi\ansicpg1252\deff0{\fonttbl{\f0 Calibri;}{\f1\fcharset2 Symbol;}}
 {\stylesheet{\s0 Normal;}{\s1\outlinelevel0 heading 1;}{\s2\outlinelevel1 heading 2;}}
@@ -21,12 +22,6 @@ WORD_LIKE = rb"""{\rtf1\ansi\ansicpg1252\deff0{\fonttbl{\f0 Calibri;}{\f1\fchars
 \trowd\cellx1000\cellx2000\pard\intbl north\cell 12\cell\row
 {\pict\pngblip 89504e470d0a1a0a}\pard\s2\outlinelevel1 Details \u8364?5\par
 # not a heading\par}"""
-
-
-def markdown(result: ConversionResult) -> str:
-    representation = result.get("text/markdown")
-    assert representation is not None
-    return representation.data.decode()
 
 
 @pytest.mark.parametrize(

@@ -18,6 +18,8 @@ from docshelf.converters import ConversionError, ConversionResult, convert
 from docshelf.converters.sheets.converter import TIMES
 from docshelf.converters.sheets.grid import MAX_GRID_CELLS
 from docshelf.converters.sheets.table import MAX_SHOWN_CELLS
+from tests.support.results import json_of as document
+from tests.support.results import markdown_of as markdown
 
 DATA = Path(__file__).parent.parent / "data" / "sheets"
 PEERS = Path(__file__).parents[3] / "shared" / "peer-suites" / "markitdown"
@@ -29,14 +31,6 @@ MANIFEST = (
     f'<manifest:file-entry manifest:full-path="/" manifest:media-type="{ODS}"/>'
     "</manifest:manifest>"
 )
-
-
-def markdown(result: ConversionResult) -> str:
-    return result.get("text/markdown").data.decode()  # type: ignore[union-attr]
-
-
-def document(result: ConversionResult) -> dict[str, Any]:
-    return json.loads(result.get("application/json").data)  # type: ignore[union-attr]
 
 
 def failure(data: bytes, filename: str, mime_type: str = XLSX) -> ConversionError:
