@@ -177,6 +177,15 @@ def codec_name(mime_type: str | None) -> str | None:
 
 
 def _tags(tag: Any) -> dict[str, Any]:
+    found = named_tags(tag)
+    for key in ("track_total", "disc_total"):
+        if isinstance(total := getattr(tag, key, None), int):
+            found[key] = total
+    return found
+
+
+def named_tags(tag: Any) -> dict[str, Any]:
+    """The :data:`TAGS` a tinytag result carries: numbers as they are, text cleaned."""
     found: dict[str, Any] = {}
     for key in TAGS:
         value = getattr(tag, key, None)
@@ -184,9 +193,6 @@ def _tags(tag: Any) -> dict[str, Any]:
             found[key] = value
         elif isinstance(value, str) and (text := collapse_whitespace(clean_text(value))):
             found[key] = text
-    for key in ("track_total", "disc_total"):
-        if isinstance(total := getattr(tag, key, None), int):
-            found[key] = total
     return found
 
 

@@ -12,12 +12,12 @@ import io
 from typing import Any
 
 from docshelf.converters.base import ConversionError, ConversionResult, FailureReason, Source
-from docshelf.converters.media.audio import TAGS, stream_rows
+from docshelf.converters.media.audio import TAGS, named_tags, stream_rows
 from docshelf.converters.media.isobmff import BoxError, Boxes, brands
 from docshelf.converters.media.matroska import EBML_HEADER, EbmlError, read_matroska
 from docshelf.converters.media.movie import Movie, Track, read_movie
 from docshelf.converters.media.report import MediaReport, clock, media_result, short_duration
-from docshelf.converters.textutil import check_size, clean_text, collapse_whitespace
+from docshelf.converters.textutil import check_size
 
 VIDEO_MIME_TYPES = frozenset(
     {
@@ -113,14 +113,7 @@ def _mp4_tags(source: Source) -> dict[str, Any]:
         tag = TinyTag.get(file_obj=io.BytesIO(source.data), duration=False)
     except Exception:  # the boxes read fine; tags are a bonus
         return {}
-    found: dict[str, Any] = {}
-    for key in TAGS:
-        value = getattr(tag, key, None)
-        if isinstance(value, int):
-            found[key] = value
-        elif isinstance(value, str) and (text := collapse_whitespace(clean_text(value))):
-            found[key] = text
-    return found
+    return named_tags(tag)
 
 
 def video_report(movie: Movie, container: str, tags: dict[str, Any], size: int) -> MediaReport:
