@@ -87,11 +87,15 @@ class Source:
     extension: str  # lowercase, with its dot; "" when there is none
     filename: str = ""  # the file's own name, without folders
     data: bytes = b""
+    #: Whether the converter may run OCR on pages that have no usable text. The first
+    #: pass of a document never does (OCR is slow); it reports such pages in
+    #: :attr:`Facts.ocr_pages`, and the builder queues a second pass with ``ocr`` set.
+    ocr: bool = False
 
     @classmethod
-    def of(cls, filename: str, mime_type: str, data: bytes = b"") -> Source:
+    def of(cls, filename: str, mime_type: str, data: bytes = b"", *, ocr: bool = False) -> Source:
         """The source for a file named ``filename`` of ``mime_type``."""
-        return cls(mime_type, extension_of(filename), filename, data)
+        return cls(mime_type, extension_of(filename), filename, data, ocr)
 
     @property
     def base_mime_type(self) -> str:
@@ -133,6 +137,9 @@ class Facts:
     language: str | None = None
     outline: tuple[OutlineEntry, ...] = ()
     metadata: Mapping[str, str] = field(default_factory=dict)
+    #: Pages (1-based; 1 for a picture) with no usable text that OCR could read: set by
+    #: a conversion without :attr:`Source.ocr`; empty once OCR has run, or when none need it.
+    ocr_pages: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
