@@ -110,6 +110,7 @@ def create_app(runtime: Runtime) -> ASGIApp:
         documents=runtime.catalog.count,
         index_lag=lambda: index_lag_seconds(runtime),
         backlog=lambda: runtime.builder.backlog(max_age_s=0.5),
+        ocr_backlog=lambda: runtime.builder.ocr_backlog(max_age_s=0.5),
     )
     admin.mount(app, runtime)
 

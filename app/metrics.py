@@ -92,6 +92,11 @@ CONVERSION_BACKLOG = Gauge(
     "Catalogued documents whose formats are still to be built (state pending).",
     registry=REGISTRY,
 )
+OCR_BACKLOG = Gauge(
+    "docshelf_ocr_backlog",
+    "Documents waiting for their OCR pass (pages that carry only pictures of text).",
+    registry=REGISTRY,
+)
 INDEX_LAG = Gauge(
     "docshelf_index_lag_seconds",
     "Seconds since the oldest unfinished reindex work was requested; 0 when idle.",
@@ -165,6 +170,7 @@ def watch(
     documents: Callable[[], float],
     index_lag: Callable[[], float],
     backlog: Callable[[], float],
+    ocr_backlog: Callable[[], float],
 ) -> None:
     """Read these gauges from the running service at scrape time, so they are never stale."""
     ACTIVE_SESSIONS.set_function(_never_failing(sessions))
@@ -172,6 +178,7 @@ def watch(
     DOCUMENTS.set_function(_never_failing(documents))
     INDEX_LAG.set_function(_never_failing(index_lag))
     CONVERSION_BACKLOG.set_function(_never_failing(backlog))
+    OCR_BACKLOG.set_function(_never_failing(ocr_backlog))
 
 
 def _never_failing(read: Callable[[], float]) -> Callable[[], float]:

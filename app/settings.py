@@ -94,6 +94,15 @@ class Settings(BaseSettings):
         description="put the GPS position of photos (EXIF) in their conversions; the image "
         "converter reads DOCSHELF_IMAGE_GPS itself, and turning it on or off converts again",
     )
+    # OCR (issue 26, DESIGN D34): the converters and the builder read DOCSHELF_OCR* themselves
+    # (converters.ocr), in every process alike; these fields check the values at the door.
+    ocr: bool = Field(
+        True,
+        description="read pages that carry only pictures of text (scans, photos) by OCR, "
+        "in a second pass after every cheaper conversion",
+    )
+    ocr_languages: str = Field("en", description="languages OCR reads, comma-separated")
+    ocr_page_timeout: float = Field(30.0, gt=0, description="seconds OCR may spend on one page")
     admin_token: str | None = None
     log_level: str = "info"
     # uvicorn's line per request: a few percent of a small read's time, so off unless asked for.

@@ -11,6 +11,15 @@ Which formats are built in the background depends on the render policy: under
 source is made the first time someone asks for it and then kept. Under
 ``eager`` every format is built in the background.
 
+OCR is a second pass (DESIGN D34). The first conversion of a document never runs
+it; a converter reports the pages that have no text but an image
+(:attr:`Facts.ocr_pages`), and the document's ``ocr`` column says ``pending``.
+Once nothing is pending, the builder converts those documents again with OCR, at
+a priority below every cheap conversion, under a timeout that grows with their
+pages; a read of such a document asks for its OCR pass ahead of the queue and
+waits as long as any read waits. An OCR pass that fails leaves the cheap formats
+standing and says why (``ocr`` = ``failed``).
+
 A worker's outcome is recorded only if the catalog has not seen a newer
 version of the file meanwhile (same size and mtime as when the task was
 queued); otherwise the newer version is already queued and this result is
@@ -37,24 +46,17 @@ from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, S
 from concurrent.futures import Future
 from concurrent.futures import wait as wait_for
 from dataclasses import dataclass, field, replace
-from datetime import UTC, datetime
 
-from sqlalchemy import ColumnElement, and_, func, or_, select
+from sqlalchemy import ColumnElement, and_, func, or_, select, update
 from sqlalchemy.exc import IntegrityError
-from sqlalchemy.orm import Session, selectinload
+from sqlalchemy.orm import selectinload
 
 from docshelf.converters import (
-    APPLICATION_JSON,
-    TEXT_MARKDOWN,
-    TEXT_PLAIN,
-    Facts,
     FailureReason,
-    offered_formats,
 )
-from docshelf.converters.registry import unsupported_reason
-from docshelf.storage import search
 from docshelf.storage.conversion import (
     BACKGROUND,
+    LATER,
     URGENT,
     ConversionOutcome,
     ConversionPool,
@@ -64,34 +66,29 @@ from docshelf.storage.conversion import (
 from docshelf.storage.database import RACE_ATTEMPTS, Database
 from docshelf.storage.events import ChangeSet, EventBus
 from docshelf.storage.garbage import release_unreferenced
-from docshelf.storage.models import Document, DocumentState, FormatFailure, Representation
+from docshelf.storage.models import (
+    Document,
+    DocumentState,
+    OcrState,
+)
+from docshelf.storage.outcomes import (
+    CHEAP_FORMATS,
+    OcrPolicy,
+    Recorded,
+    announced,
+    apply_outcome,
+    failures_of,
+    ocr_facts,
+    update_search,
+)
 from docshelf.storage.shelves import Shelf
 from docshelf.storage.store import RepresentationStore
 
 log = logging.getLogger(__name__)
 
-#: What the background builds under the lazy render policy: everything but a rendered PDF.
-CHEAP_FORMATS = (TEXT_PLAIN, TEXT_MARKDOWN, APPLICATION_JSON)
 RENDER_POLICIES = ("lazy", "eager")
 CANDIDATES = 256  # pending document ids fetched at a time, smallest first
 Progress = Callable[[int, int], None]
-
-_KIND_LABELS = {
-    "application/pdf": "PDF document",
-    "text/markdown": "Markdown document",
-    "text/plain": "Plain text",
-    "application/json": "JSON document",
-    "text/html": "HTML page",
-    "text/csv": "CSV table",
-}
-
-
-def fallback_description(mime_type: str, page_count: int | None) -> str:
-    """A description for a document that declares none: its kind, and its pages."""
-    label = _KIND_LABELS.get(mime_type, f"{mime_type} file")
-    if page_count:
-        return f"{label}, {page_count} page{'s' if page_count != 1 else ''}"
-    return label
 
 
 @dataclass(frozen=True, slots=True)
@@ -128,6 +125,7 @@ class FormatBuilder:
         )
         self.bus = bus
         self.on_failure = on_failure  # told each recorded failure's reason (metrics)
+        self.ocr = OcrPolicy.from_environment()
         self._inflight: dict[int, _Queued] = {}
         self._done: queue.SimpleQueue[tuple[_Queued, Future[ConversionOutcome]]] = (
             queue.SimpleQueue()
@@ -138,8 +136,9 @@ class FormatBuilder:
         self._background = False  # whether this process builds pending documents unasked
         self._draining = 0  # drain() calls running: they build pending documents too
         self._refetch = True
+        self._reconciled = False  # the OCR states are brought in line once, at the first start
         self._holds = 0  # catalog passes running; background work waits for them
-        self._backlog: tuple[float, int] = (0.0, 0)  # (when counted, count)
+        self._counts: dict[str, tuple[float, int]] = {}  # queue: (when counted, count)
         self._lock = threading.Lock()
         self._step_lock = threading.RLock()
         self._wake = threading.Event()
@@ -157,6 +156,8 @@ class FormatBuilder:
         only what its reads ask for; the thread starts with the first such build, so a
         read that stops waiting still has its outcome recorded and announced.
         """
+        if background:
+            self._reconcile_ocr()
         with self._lock:
             self._background = self._background or background
             if self._thread is not None or self._closing.is_set():
@@ -164,6 +165,36 @@ class FormatBuilder:
             self._thread = threading.Thread(target=self._run, name="docshelf-build", daemon=True)
             self._thread.start()
         self.wake()
+
+    def _reconcile_ocr(self) -> None:
+        """Bring the documents' OCR state in line with this process's settings: OCR turned
+        on or installed queues what waited for it, a new engine or languages read again
+        what the old one read, OCR turned off or missing says so of what is queued. Once, by
+        the process that builds in the background or drains the queue."""
+        with self._lock:
+            if self._reconciled:
+                return
+            self._reconciled = True
+        ocr = self.ocr
+        waiting = (OcrState.PENDING, OcrState.OFF, OcrState.UNAVAILABLE)
+        on_shelves = Document.shelf.in_(list(self.shelves))
+        with self.database.session() as session:
+            if ocr.state == OcrState.PENDING:
+                stale = and_(
+                    Document.ocr == OcrState.DONE,
+                    Document.converter.not_like(f"%+{ocr.identity}"),
+                )
+                session.execute(
+                    update(Document)
+                    .where(on_shelves, or_(Document.ocr.in_(waiting[1:]), stale))
+                    .values(ocr=OcrState.PENDING)
+                )
+            else:
+                session.execute(
+                    update(Document)
+                    .where(on_shelves, Document.ocr.in_(waiting))
+                    .values(ocr=ocr.state)
+                )
 
     @contextlib.contextmanager
     def held(self) -> Iterator[None]:
@@ -217,18 +248,34 @@ class FormatBuilder:
         a client polling ``/readyz`` does not slow the pass it is waiting for
         (counting 50,000 rows on every poll did).
         """
-        counted_at, count = self._backlog
+        return self._count(self._pending, max_age_s)
+
+    def ocr_backlog(self, *, max_age_s: float = 0.0) -> int:
+        """Ready documents on this server's shelves waiting for their OCR pass."""
+        return self._count(self._ocr_pending, max_age_s)
+
+    def _count(
+        self, queue_of: Callable[[], tuple[ColumnElement[bool], ...]], max_age_s: float
+    ) -> int:
+        counted_at, count = self._counts.get(queue_of.__name__, (0.0, 0))
         if max_age_s and time.monotonic() - counted_at < max_age_s:
             return count
-        query = select(func.count(Document.id)).where(*self._pending())
         with self.database.session() as session:
-            count = session.scalar(query) or 0
-        self._backlog = (time.monotonic(), count)
+            count = session.scalar(select(func.count(Document.id)).where(*queue_of())) or 0
+        self._counts[queue_of.__name__] = (time.monotonic(), count)
         return count
 
     def _pending(self) -> tuple[ColumnElement[bool], ...]:
         """The queue: documents on this server's shelves whose formats are to be built."""
         return Document.state == DocumentState.PENDING, Document.shelf.in_(list(self.shelves))
+
+    def _ocr_pending(self) -> tuple[ColumnElement[bool], ...]:
+        """The OCR queue: ready documents on this server's shelves waiting for their OCR pass."""
+        return (
+            Document.state == DocumentState.READY,
+            Document.ocr == OcrState.PENDING,
+            Document.shelf.in_(list(self.shelves)),
+        )
 
     def failures(self, uris: Collection[str]) -> list[tuple[str, str, str]]:
         """(path, reason, message) of those of ``uris`` whose conversion failed, or that
@@ -300,14 +347,18 @@ class FormatBuilder:
             return 0
         if self._refetch or not self._candidates:
             self._refetch = False
-            query = (
-                select(Document.id)
-                .where(*self._pending())
-                .order_by(Document.size, Document.id)
-                .limit(CANDIDATES + len(busy))
-            )
-            with self.database.session() as session:
-                self._candidates = deque(i for i in session.scalars(query) if i not in busy)
+            # The OCR queue only once nothing cheaper is pending (DESIGN D34).
+            for queue_of in (self._pending, self._ocr_pending):
+                query = (
+                    select(Document.id)
+                    .where(*queue_of())
+                    .order_by(Document.size, Document.id)
+                    .limit(CANDIDATES + len(busy))
+                )
+                with self.database.session() as session:
+                    self._candidates = deque(i for i in session.scalars(query) if i not in busy)
+                if self._candidates:
+                    break
         with self._lock:
             chosen = list(dict.fromkeys(i for i in self._first if i not in busy))[:room]
             self._first.clear()
@@ -319,12 +370,18 @@ class FormatBuilder:
         documents = (
             select(Document)
             .options(selectinload(Document.representations))
-            .where(Document.id.in_(chosen), Document.state == DocumentState.PENDING)
+            .where(
+                Document.id.in_(chosen),
+                or_(Document.state == DocumentState.PENDING, and_(*self._ocr_pending()[:2])),
+            )
         )
         with self.database.session() as session:
-            tasks = [self._task(d, self.background_formats) for d in session.scalars(documents)]
-        for task in sorted(tasks, key=lambda t: t.seen_size):
-            self._submit(task)
+            tasks = [
+                self._ocr_task(d, ()) if d.state == DocumentState.READY else self._cheap_task(d)
+                for d in session.scalars(documents)
+            ]
+        for task in sorted(tasks, key=lambda t: (t.ocr, t.seen_size)):
+            self._submit(task, LATER if task.ocr else BACKGROUND)
         return len(tasks)
 
     def drain(self, progress: Progress | None = None) -> None:
@@ -333,22 +390,23 @@ class FormatBuilder:
         with self._lock:
             self._draining += 1
         try:
+            self._reconcile_ocr()
             self.start(background=False)
-            total = remaining = self.backlog()
+            total = remaining = self.backlog() + self.ocr_backlog()
             if progress is not None:
                 progress(0, total)
             while not self._closing.is_set():
                 with self._lock:
                     idle = not self._inflight
                 if idle and self._done.empty():
-                    remaining = self.backlog()
+                    remaining = self.backlog() + self.ocr_backlog()
                     if remaining == 0:
                         break
                     self.wake()  # pending documents and nothing in flight: look again
                 with self._recorded:
                     self._recorded.wait(0.5)  # a document recorded: progress moves per document
                 if progress is not None:
-                    remaining = self.backlog()
+                    remaining = self.backlog() + self.ocr_backlog()
                     total = max(total, remaining)
                     progress(total - remaining, total)
             if progress is not None and remaining == 0:
@@ -389,12 +447,10 @@ class FormatBuilder:
                 return True
             stored = {r.mime_type for r in doc.representations} - set(rebuild)
             if doc.state == DocumentState.PENDING:
-                wanted = (
-                    None
-                    if self.background_formats is None
-                    else tuple(dict.fromkeys([*self.background_formats, *formats]))
-                )
-                task = self._task(doc, wanted)
+                task = self._cheap_task(doc, formats)
+            elif doc.ocr == OcrState.PENDING and doc.state == DocumentState.READY:
+                # A read of a document waiting for its OCR pass: that pass, ahead of the queue.
+                task = self._ocr_task(doc, formats)
             elif doc.state == DocumentState.READY and (
                 missing := [
                     f for f in formats if f not in stored and f not in (doc.format_errors or {})
@@ -418,6 +474,22 @@ class FormatBuilder:
             self._owed.add(queued.task.document_id)
         return False
 
+    def _cheap_task(self, doc: Document, formats: Collection[str] = ()) -> ConversionTask:
+        """The first pass of a pending document: the background formats and ``formats``."""
+        if self.background_formats is None:
+            return self._task(doc, None)
+        return self._task(doc, tuple(dict.fromkeys([*self.background_formats, *formats])))
+
+    def _ocr_task(self, doc: Document, formats: Collection[str]) -> ConversionTask:
+        """The OCR pass of a ready document: the formats it has and ``formats``, made again
+        with OCR, under the per-file timeout and the per-page limit for each page."""
+        has = [r.mime_type for r in doc.representations]
+        pages = ocr_facts(doc).get("pages")
+        count = len(pages) if isinstance(pages, list) else 1
+        timeout = self.pool.timeout_s + count * self.ocr.page_timeout_s
+        task = self._task(doc, tuple(dict.fromkeys([*CHEAP_FORMATS, *has, *formats])), ())
+        return replace(task, ocr=True, timeout_s=timeout)
+
     def _task(
         self,
         doc: Document,
@@ -439,6 +511,8 @@ class FormatBuilder:
             stored=frozenset(
                 stored if stored is not None else (r.mime_type for r in doc.representations)
             ),
+            # A format missing from an OCR-read document is made by the same OCR pass.
+            ocr=doc.ocr == OcrState.DONE,
         )
 
     def _submit(self, task: ConversionTask, priority: int = BACKGROUND) -> _Queued:
@@ -463,7 +537,7 @@ class FormatBuilder:
             # PoolClosed: shutting down; the document stays pending and is built next time.
             with contextlib.suppress(PoolClosed):
                 outcomes.append((queued.task, future.result()))
-        recorded = _Recorded()
+        recorded = Recorded()
         try:
             recorded = self._record_racing(outcomes)
         except Exception:
@@ -491,7 +565,7 @@ class FormatBuilder:
                 ChangeSet(changed=news, refreshed=frozenset(recorded.uris.values()) - news)
             )
 
-    def _record_racing(self, outcomes: list[tuple[ConversionTask, ConversionOutcome]]) -> _Recorded:
+    def _record_racing(self, outcomes: list[tuple[ConversionTask, ConversionOutcome]]) -> Recorded:
         """:meth:`_record`, again over the rows another process sharing the database wrote
         for the same documents meanwhile (a duplicate key: both built the same format)."""
         for _ in range(RACE_ATTEMPTS - 1):
@@ -505,9 +579,9 @@ class FormatBuilder:
                 )
         return self._record(outcomes)
 
-    def _record(self, outcomes: list[tuple[ConversionTask, ConversionOutcome]]) -> _Recorded:
+    def _record(self, outcomes: list[tuple[ConversionTask, ConversionOutcome]]) -> Recorded:
         stale: list[str] = []
-        recorded = _Recorded()
+        recorded = Recorded()
         failures: list[tuple[str, ConversionOutcome]] = []
         ids = [task.document_id for task, _ in outcomes]
         query = (
@@ -523,160 +597,19 @@ class FormatBuilder:
                     # Removed, or changed again since it was queued: the newer version is queued.
                     stale.extend(v.store_key for v in outcome.variants)
                     continue
-                before = _announced(doc)
-                stale.extend(_apply(doc, task, outcome))
-                _search(session, doc, outcome)
+                before = announced(doc)
+                stale.extend(apply_outcome(doc, task, outcome, self.ocr))
+                update_search(session, doc, outcome)
                 recorded.uris[doc.id] = doc.uri
-                if _announced(doc) != before:
+                if announced(doc) != before:
                     recorded.news.add(doc.uri)
                 if outcome.error_reason or outcome.format_failures:
                     failures.append((doc.uri, outcome))
         # The store follows the transaction: keys are released only after the commit.
         release_unreferenced(self.database, self.store, stale)
         for uri, outcome in failures:
-            for reason, message, what in _failures_of(outcome):
+            for reason, message, what in failures_of(outcome):
                 log.warning("%s%s: %s (%s)", uri, what, message, reason)
                 if self.on_failure is not None:
                     self.on_failure(reason)
         return recorded
-
-
-@dataclass
-class _Recorded:
-    """What a recording wrote: every document's URI by id, and the URIs that are news to
-    their readers (new content, a document that failed or recovered)."""
-
-    uris: dict[int, str] = field(default_factory=dict)
-    news: set[str] = field(default_factory=set)
-
-    def __or__(self, other: _Recorded) -> _Recorded:
-        return _Recorded({**self.uris, **other.uris}, self.news | other.news)
-
-
-def _announced(doc: Document) -> tuple[object, ...]:
-    """What a reader of ``doc`` was told when it last changed: its content, the converter
-    its formats come from, and whether (and why) it failed. A change here is news; formats
-    added to the same content are not."""
-    return doc.sha256, doc.converter, doc.error_reason
-
-
-def _failures_of(outcome: ConversionOutcome) -> Iterator[tuple[str, str, str]]:
-    """(reason, message, " format" or "") of each failure in ``outcome``, for the log."""
-    if outcome.error_reason:
-        yield outcome.error_reason, outcome.error_message or "", ""
-    for failure in outcome.format_failures:
-        yield failure.reason, failure.message, f" ({failure.mime_type})"
-
-
-def _apply(doc: Document, task: ConversionTask, outcome: ConversionOutcome) -> list[str]:
-    """Write one outcome onto its document; returns the store keys it no longer uses."""
-    doc.indexed_at = datetime.now(UTC)
-    if outcome.missing:
-        dropped = [r.store_key for r in doc.representations]
-        doc.state = DocumentState.FAILED
-        doc.error_reason = FailureReason.UNREADABLE
-        doc.error_message = outcome.error_message or "the file is gone"
-        doc.representations = []
-        doc.format_errors = {}
-        return dropped
-    if _same_content(doc, outcome):
-        return _add_formats(doc, task, outcome)
-    dropped = [r.store_key for r in doc.representations]
-    if outcome.sha256 is not None:
-        doc.size, doc.mtime_ns, doc.sha256 = outcome.size, outcome.mtime_ns, outcome.sha256
-        doc.modified_at = datetime.fromtimestamp(outcome.mtime_ns / 1e9, UTC)
-    if outcome.mime_type is not None:
-        doc.mime_type = outcome.mime_type
-    doc.converter = outcome.converter
-    doc.format_errors = {}
-    if outcome.converter is None and not outcome.error_reason:  # nothing reads what it is
-        outcome = replace(
-            outcome,
-            error_reason=FailureReason.UNSUPPORTED,
-            error_message=unsupported_reason(doc.mime_type, doc.name),
-        )
-    if outcome.error_reason:
-        doc.error_reason, doc.error_message = outcome.error_reason, outcome.error_message
-        unreadable = outcome.error_reason == FailureReason.UNSUPPORTED
-        doc.state = DocumentState.UNSUPPORTED if unreadable else DocumentState.FAILED
-        doc.representations = []
-        return dropped
-    doc.error_reason = doc.error_message = None
-    doc.state = DocumentState.READY
-    if outcome.facts is not None:  # new content: new facts, and only the new formats stay
-        _apply_facts(doc, outcome.facts)
-        made = {v.mime_type for v in outcome.variants}
-        doc.representations = [r for r in doc.representations if r.mime_type in made]
-    kept = _store_variants(doc, outcome)
-    doc.format_errors = FormatFailure.to_column(outcome.format_failures)
-    return [key for key in dropped if key not in kept]
-
-
-def _same_content(doc: Document, outcome: ConversionOutcome) -> bool:
-    """Whether ``outcome`` only adds formats (or fails to) to a ready document's current
-    content: the same bytes and converter, or a task cut short before it could tell."""
-    return (
-        doc.state == DocumentState.READY
-        and outcome.sha256 in (None, doc.sha256)
-        and outcome.converter in (None, doc.converter)
-    )
-
-
-def _add_formats(doc: Document, task: ConversionTask, outcome: ConversionOutcome) -> list[str]:
-    """Record the formats made for a ready document's current content, and those that
-    failed — alone: its other formats, facts, search rows and state stand."""
-    failures = list(outcome.format_failures)
-    if outcome.error_reason:  # cut short before any format: each one asked for failed
-        made_or_failed = {v.mime_type for v in outcome.variants} | {f.mime_type for f in failures}
-        asked = task.formats or offered_formats(doc.mime_type, doc.name)
-        failures.extend(
-            FormatFailure(mime, outcome.error_reason, outcome.error_message or "")
-            for mime in asked
-            if mime not in task.stored and mime not in made_or_failed
-        )
-    before = {r.store_key for r in doc.representations}
-    kept = _store_variants(doc, outcome)
-    errors = {
-        mime: entry
-        for mime, entry in (doc.format_errors or {}).items()
-        if mime not in {v.mime_type for v in outcome.variants}
-    }
-    doc.format_errors = errors | FormatFailure.to_column(failures)
-    return sorted(before - kept)
-
-
-def _store_variants(doc: Document, outcome: ConversionOutcome) -> set[str]:
-    """Point the document's rows at the variants made; returns the store keys it uses."""
-    name, _, version = (outcome.converter or doc.converter or "").partition(":")
-    rows = {r.mime_type: r for r in doc.representations}
-    for variant in outcome.variants:
-        row = rows.get(variant.mime_type)
-        if row is None:  # a format made for the first time
-            row = Representation(mime_type=variant.mime_type)
-            doc.representations.append(row)
-        # Rows are updated in place: no delete-then-insert of the same (document, type).
-        row.size, row.sha256, row.store_key = variant.size, variant.sha256, variant.store_key
-        row.converter, row.converter_version = name, version
-    return {r.store_key for r in doc.representations}
-
-
-def _search(session: Session, doc: Document, outcome: ConversionOutcome) -> None:
-    """Keep the document's searchable text in step with its formats (issue #10): new text
-    replaces the old; a document left with no derived formats has none to search."""
-    if doc.state in (DocumentState.FAILED, DocumentState.UNSUPPORTED):
-        search.clear_content(session, doc.id)
-    elif outcome.segments is not None:
-        search.replace_content(session, doc.id, outcome.segments)
-
-
-def _apply_facts(doc: Document, facts: Facts) -> None:
-    doc.title = (facts.title or "").strip() or doc.name
-    doc.page_count = facts.page_count
-    doc.description = (facts.description or "").strip() or fallback_description(
-        doc.mime_type, facts.page_count
-    )
-    doc.language = facts.language
-    doc.facts = {
-        "metadata": dict(facts.metadata),
-        "outline": [{"title": e.title, "level": e.level, "page": e.page} for e in facts.outline],
-    }

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from collections.abc import Collection, Sequence
-from dataclasses import dataclass
+from collections.abc import Collection, Mapping, Sequence
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
@@ -17,7 +17,13 @@ from sqlalchemy import Connection, Select, bindparam, func, select
 
 from docshelf.converters import offered_formats
 from docshelf.storage.database import Database
-from docshelf.storage.models import Document, DocumentState, FormatFailure, Representation
+from docshelf.storage.models import (
+    Document,
+    DocumentState,
+    FormatFailure,
+    OcrState,
+    Representation,
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,6 +68,10 @@ class DocumentRecord:
     # Headings or bookmarks as (title, level, page); read for single documents only
     # (Catalog.get), not for listings.
     outline: tuple[tuple[str, int, int | None], ...] = ()
+    # Whether pages only OCR reads were read (storage.models.OcrState; None: no such page).
+    ocr: OcrState | None = None
+    # What the index knows of those pages (Catalog.get only): {"pages": [...], "note": ...}.
+    ocr_facts: Mapping[str, Any] = field(default_factory=dict)
 
     @property
     def original(self) -> VariantRecord:
@@ -94,6 +104,7 @@ _COLUMNS = (
     Document.error_reason,
     Document.error_message,
     Document.format_errors,
+    Document.ocr,
 )
 _VARIANT_COLUMNS = (
     Representation.document_id,
@@ -173,6 +184,8 @@ def _without_facts(values: dict[str, Any]) -> dict[str, Any]:
     if "facts" not in values:
         return values
     facts = values.pop("facts")
+    ocr = facts.get("ocr") if isinstance(facts, dict) else None
+    values["ocr_facts"] = ocr if isinstance(ocr, dict) else {}
     outline = facts.get("outline") if isinstance(facts, dict) else None
     values["outline"] = tuple(
         (e["title"], int(e.get("level") or 1), e.get("page"))

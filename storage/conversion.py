@@ -45,6 +45,7 @@ from docshelf.converters import (
 from docshelf.converters.base import Segment, Source
 from docshelf.converters.detect import HEAD_BYTES, detect_mime
 from docshelf.converters.library_logs import quiet_libraries
+from docshelf.converters.ocr import ocr_identity
 from docshelf.storage.models import FormatFailure
 from docshelf.storage.shelves import FileBytes, NotRegularFile, OutsideShelf, Shelf
 from docshelf.storage.store import RepresentationStore, store_key
@@ -80,6 +81,10 @@ class ConversionTask:
     known_sha256: str | None = None
     known_converter: str | None = None
     stored: frozenset[str] = frozenset()
+    #: The OCR pass (DESIGN D34): the converter may read pages without text by OCR, and
+    #: what it makes is versioned ``name:version+<ocr identity>``.
+    ocr: bool = False
+    timeout_s: float | None = None  # None: the pool's per-file timeout
 
 
 @dataclass(frozen=True, slots=True)
@@ -128,6 +133,17 @@ def converter_identity(mime_type: str, filename: str) -> str | None:
     """``"name:version"`` of the converter that handles this file, or None."""
     converter = find_converter(mime_type, filename)
     return f"{converter.name}:{converter.version}" if converter else None
+
+
+def ocr_version(version: str) -> str:
+    """The version of what an OCR pass makes: the converter's, and the engine's identity
+    (engine, its version, languages), so that changing either converts again."""
+    return f"{version}+{ocr_identity()}"
+
+
+def without_ocr(converter: str) -> str:
+    """``"name:version"`` of a converter id, less an OCR pass's suffix."""
+    return converter.partition("+")[0]
 
 
 def _read(task: ConversionTask) -> FileBytes | ConversionOutcome:
@@ -188,14 +204,15 @@ def conversion_steps(task: ConversionTask, store: RepresentationStore) -> Iterat
     if converter is None:
         yield replace(found, facts=Facts())
         return
-    found = replace(found, converter=f"{converter.name}:{converter.version}")
+    version = ocr_version(converter.version) if task.ocr else converter.version
+    found = replace(found, converter=f"{converter.name}:{version}")
     yield found
     unchanged = _unchanged(task, found)
     wanted = _wanted(task, found)
     if unchanged and not wanted:
         return  # same bytes, same converter, every format stored: nothing to parse
     try:
-        result = converter.convert(Source.of(filename, mime_type, read.data))
+        result = converter.convert(Source.of(filename, mime_type, read.data, ocr=task.ocr))
         yield Parsed(None, None) if unchanged else Parsed(result.facts, result.segments())
     except Exception as exc:  # a converter bug must not take the worker down
         reason, message = _failure(exc)
@@ -204,7 +221,7 @@ def conversion_steps(task: ConversionTask, store: RepresentationStore) -> Iterat
     for mime in (f for f in result.formats if f in wanted):
         try:
             [representation] = result.produce([mime])
-            key = store_key(sha, converter.name, converter.version, mime)
+            key = store_key(sha, converter.name, version, mime)
             digest = store.put(key, representation.data)
         except Exception as exc:
             yield FormatFailure(mime, *_failure(exc))
@@ -377,6 +394,7 @@ class _Worker:
 
 URGENT = 0
 BACKGROUND = 10
+LATER = 20  # OCR passes: after every cheap conversion (DESIGN D34)
 READY = "ready"  # what a worker sends once it can take tasks
 END = "end"  # what a worker sends after a task's last step
 WORKER_NICENESS = 10
@@ -480,7 +498,8 @@ class ConversionPool:
         """Run ``task`` on ``worker``, step by step, under the per-file timeout; the outcome,
         and whether the worker can take another task (not if it overran or died)."""
         collector = OutcomeCollector(task)
-        deadline = time.monotonic() + self.timeout_s
+        timeout_s = task.timeout_s or self.timeout_s
+        deadline = time.monotonic() + timeout_s
         try:
             worker.connection.send(task)
             while (left := deadline - time.monotonic()) > 0 and worker.connection.poll(left):
@@ -492,9 +511,9 @@ class ConversionPool:
             return collector.cut_short(
                 FailureReason.ERROR, f"the conversion worker died: {exc!r}"
             ), False
-        log.warning("conversion of %s timed out after %ss", task.path, self.timeout_s)
+        log.warning("conversion of %s timed out after %ss", task.path, timeout_s)
         return collector.cut_short(
-            FailureReason.TIMEOUT, f"conversion took longer than {self.timeout_s:g} s"
+            FailureReason.TIMEOUT, f"conversion took longer than {timeout_s:g} s"
         ), False
 
     def _retire(self, worker: _Worker) -> None:

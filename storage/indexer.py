@@ -31,12 +31,13 @@ from docshelf.converters.detect import DETECTION_VERSION, HEAD_BYTES, detect_mim
 from docshelf.converters.peek import cheap_title
 from docshelf.converters.registry import unsupported_reason
 from docshelf.storage import search
-from docshelf.storage.builder import FormatBuilder, Progress, fallback_description
-from docshelf.storage.conversion import converter_identity
+from docshelf.storage.builder import FormatBuilder, Progress
+from docshelf.storage.conversion import converter_identity, without_ocr
 from docshelf.storage.database import RACE_ATTEMPTS, Database
 from docshelf.storage.events import ChangeSet, EventBus
 from docshelf.storage.garbage import release_unreferenced
 from docshelf.storage.models import Document, DocumentState, Representation
+from docshelf.storage.outcomes import fallback_description
 from docshelf.storage.shelves import NotRegularFile, OutsideShelf, Shelf
 from docshelf.storage.uris import MAX_URI_LENGTH, InvalidUri, build_uri, printable
 
@@ -458,7 +459,9 @@ class Indexer:
         if row.state == DocumentState.PENDING or not row.converter:
             return False  # queued already, or failed before any converter ran
         # A converter upgrade (a new version) rebuilds what the old one made.
-        return row.converter != converter_identity(row.mime_type, path.rpartition("/")[2])
+        # An OCR pass's suffix is the builder's business (it re-reads on an engine change).
+        current = converter_identity(row.mime_type, path.rpartition("/")[2])
+        return without_ocr(row.converter) != current
 
     def _head(self, shelf: Shelf, path: str) -> bytes:
         try:

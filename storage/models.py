@@ -57,6 +57,18 @@ class DocumentState(StrEnum):
     UNSUPPORTED = "unsupported"
 
 
+class OcrState(StrEnum):
+    """Values of :attr:`Document.ocr`: whether a document's pages that carry no text were
+    read by OCR (issue 26). NULL: no page needs it. OCR is a second conversion pass,
+    queued after the cheap one of every document (DESIGN D34)."""
+
+    PENDING = "pending"  # queued: the formats stored are the cheap pass's, without OCR text
+    DONE = "done"  # the formats stored are the OCR pass's
+    FAILED = "failed"  # the OCR pass failed; the cheap formats stand (facts["ocr_error"] says why)
+    OFF = "off"  # OCR is turned off (DOCSHELF_OCR=0)
+    UNAVAILABLE = "unavailable"  # no OCR engine is installed (facts["ocr_error"] says what to do)
+
+
 class JobState(StrEnum):
     """Values of :attr:`Job.state`: queued → running → succeeded | failed | interrupted."""
 
@@ -98,6 +110,7 @@ class Document(Base):
         UniqueConstraint("shelf", "path", name="uq_documents_shelf_path"),
         Index("ix_documents_shelf_mime", "shelf", "mime_type"),
         Index("ix_documents_state_size", "state", "size"),
+        Index("ix_documents_ocr", "ocr"),
     )
 
     id: Mapped[int] = mapped_column(primary_key=True)
@@ -126,6 +139,7 @@ class Document(Base):
     # Formats of a ready document that could not be made from its current content, by MIME
     # type: {"reason": …, "message": …} (FormatFailure). The document's other formats stand.
     format_errors: Mapped[dict[str, dict[str, str]]] = mapped_column(JSON, default=dict)
+    ocr: Mapped[OcrState | None] = mapped_column(StateColumn(OcrState), default=None)
     modified_at: Mapped[datetime] = mapped_column(UTCDateTime())
     indexed_at: Mapped[datetime] = mapped_column(UTCDateTime())
 
@@ -187,7 +201,7 @@ class Representation(Base):
     sha256: Mapped[str] = mapped_column(String(64))
     store_key: Mapped[str] = mapped_column(String(512), index=True)
     converter: Mapped[str] = mapped_column(String(64))
-    converter_version: Mapped[str] = mapped_column(String(32))
+    converter_version: Mapped[str] = mapped_column(String(64))  # "5", "5+ocr-rapidocr-en"
 
     document: Mapped[Document] = relationship(back_populates="representations")
 

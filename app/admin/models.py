@@ -208,6 +208,10 @@ class Status(BaseModel):
     conversion_backlog: int = Field(
         description="Catalogued documents whose formats are still to be built."
     )
+    ocr_backlog: int = Field(
+        description="Documents with pages that carry only pictures of text, waiting for "
+        "their OCR pass (queued after every cheaper conversion)."
+    )
     jobs: JobsStatus
     sessions: int = Field(description="Handshake-era MCP sessions open over HTTP.")
 

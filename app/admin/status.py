@@ -54,6 +54,7 @@ def build_status(runtime: Runtime) -> Status:
         ),
         index_lag_seconds=round(index_lag_seconds(runtime), 3),
         conversion_backlog=runtime.builder.backlog(max_age_s=0.5),
+        ocr_backlog=runtime.builder.ocr_backlog(max_age_s=0.5),
         jobs=JobsStatus(queued=pending[JobState.QUEUED], running=pending[JobState.RUNNING]),
         sessions=len(runtime.sessions),
     )

@@ -26,6 +26,7 @@ from docshelf.converters.formats import ROLE_BY_MIME_TYPE, is_textual
 from docshelf.storage.builder import FormatBuilder
 from docshelf.storage.catalog import Catalog, DocumentRecord, NotCached, VariantRecord
 from docshelf.storage.events import ChangeSet
+from docshelf.storage.models import OcrState
 from docshelf.storage.shelves import NotRegularFile, OutsideShelf, Shelf
 from docshelf.storage.store import RepresentationStore
 from docshelf.storage.uris import MAX_URI_LENGTH, document_of
@@ -73,6 +74,8 @@ def resource_object(record: DocumentRecord, variant: VariantRecord | None = None
             "reason": record.error_reason,
             "message": record.error_message or "",
         }
+    if record.ocr is not None:
+        document_meta["ocr"] = ocr_meta(record)
     resource: dict[str, Any] = {
         "uri": record.uri,
         "name": record.path,
@@ -86,6 +89,21 @@ def resource_object(record: DocumentRecord, variant: VariantRecord | None = None
     if record.description:
         resource["description"] = record.description
     return resource
+
+
+def ocr_meta(record: DocumentRecord) -> dict[str, Any]:
+    """What ``_meta`` says of a document's pages that only OCR reads (issue 26): the state
+    of its OCR pass, which pages, the engine's mean confidence, and why not, if it did not
+    run (the page numbers and the rest are read for single documents, not listings)."""
+    meta: dict[str, Any] = {"state": str(record.ocr)}
+    facts = record.ocr_facts
+    if isinstance(pages := facts.get("pages"), list) and pages:
+        meta["pages"] = pages
+    if isinstance(confidence := facts.get("meanConfidence"), int | float):
+        meta["meanConfidence"] = confidence
+    if isinstance(note := facts.get("note"), str):
+        meta["note"] = note
+    return meta
 
 
 def _with_omissions(result: dict[str, Any], omitted: list[dict[str, str]]) -> dict[str, Any]:
@@ -279,7 +297,7 @@ class ResourceService:
         A MIME type the document is not offered in is -32602 naming the ones it is."""
         if "?" in uri:
             return self._read_part(ctx, uri, pick)
-        record = self.require(ctx, uri)
+        record = self._ocr_read(ctx, self.require(ctx, uri))
         variants, omitted = self._picked(record, *self.variants(ctx, record), pick)
         if not all(v.built for v in variants):  # a pending document's formats are not built
             if not ctx.may_block:
@@ -465,8 +483,22 @@ class ResourceService:
             error.data = {"uri": uri, "reason": exc.reason}
             raise error from None
 
+    def _ocr_read(self, ctx: RequestContext, record: DocumentRecord) -> DocumentRecord:
+        """``record`` once its OCR pass is done, when it waits for one (issue 26): the pass
+        runs now, ahead of the queue, for as long as any read waits; then the read answers
+        with what exists, and ``_meta`` says OCR is still pending."""
+        if record.ocr != OcrState.PENDING:
+            return record
+        if not ctx.may_block:
+            raise WouldBlock
+        self.builder.ensure(
+            record.id, [v.mime_type for v in record.derived], timeout=self.read_wait_s
+        )
+        return self.require(ctx, record.uri)
+
     def _converted(self, ctx: RequestContext, record: DocumentRecord) -> DocumentRecord:
         """``record`` once the formats parts are cut from are built (or after the read wait)."""
+        record = self._ocr_read(ctx, record)
         needed = [v.mime_type for v in record.derived if v.mime_type in _SOURCES and not v.built]
         if not (record.pending or needed):
             return record
