@@ -295,8 +295,7 @@ def _page_lines(
     segments = list(_segments(textpage, units, chars, probe))
     spread = [_is_spread(segment) for segment in segments]
     for index, segment in enumerate(segments):
-        # A header row is often set closer than the rows below it: it is split at
-        # the smaller gap when spread lines follow it (after its raised pieces, if any).
+        # A header row, often set closer than the rows that follow, splits at a smaller gap.
         header = any(spread[index + 1 : index + 4])
         if spread[index] or header:
             gap = HEADER_CELL_GAP if header and not any(spread[index - 1 : index]) else CELL_GAP
