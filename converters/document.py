@@ -27,6 +27,17 @@ class Page:
 
 
 @dataclass(frozen=True, slots=True)
+class FormField:
+    """A fillable form field: full name, kind (text, checkbox, radio, choice, signature),
+    value as text ("" when not filled in; a button's on-state name or "Off"), page."""
+
+    name: str
+    kind: str
+    value: str
+    page: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class DocumentData:
     """Everything the JSON representation says; exactly one of pages/sections."""
 
@@ -36,6 +47,7 @@ class DocumentData:
     links: Sequence[Link] = ()
     tables: Sequence[Table] = ()
     code_blocks: Sequence[CodeBlock] = ()
+    fields: Sequence[FormField] = ()
     data: Any = field(default=NO_DATA)
 
     def __post_init__(self) -> None:
@@ -102,6 +114,11 @@ def document_dict(document: DocumentData) -> dict[str, Any]:
     if document.code_blocks:
         out["code_blocks"] = [
             {"language": block.language, "code": block.code} for block in document.code_blocks
+        ]
+    if document.fields:
+        out["fields"] = [
+            {"name": f.name, "type": f.kind, "value": f.value, "page": f.page}
+            for f in document.fields
         ]
     if document.data is not NO_DATA:
         out["data"] = document.data

@@ -13,7 +13,7 @@ salvaged files, fall back to pypdf's extraction.
 from __future__ import annotations
 
 import io
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from pypdf import PageObject, PasswordType, PdfReader
@@ -36,6 +36,7 @@ from docshelf.converters.document import DocumentData, Page, document_json
 from docshelf.converters.failures import conversion_failure, describe
 from docshelf.converters.markdown.model import parse_markdown
 from docshelf.converters.parts import page_segments
+from docshelf.converters.pdf.forms import Widget, form_fields, place_widgets, read_widgets
 from docshelf.converters.pdf.glyphs import GlyphNames
 from docshelf.converters.pdf.layout import PageLayout, empty_layout, extract_layout, lay_out
 from docshelf.converters.pdf.markdown import pdf_markdown
@@ -71,7 +72,8 @@ class PdfConverter:
         reader = opened.reader
         metadata = read_metadata(reader)
         outline = read_outline(reader)
-        layouts, unreadable = _layouts(data, opened)
+        widgets = read_widgets(opened.pages)
+        layouts, unreadable = _layouts(data, opened, widgets)
         page_count = max(len(layouts), opened.declared_page_count)
         layouts.extend(empty_layout(number) for number in range(len(layouts) + 1, page_count + 1))
         ocr_pages = pages_needing_ocr(data, layouts)
@@ -113,6 +115,7 @@ class PdfConverter:
                         links=structured.links,
                         tables=structured.tables,
                         code_blocks=structured.code_blocks,
+                        fields=form_fields(widgets),
                     )
                 ),
                 # Only asked for when the file came labelled as something else.
@@ -151,8 +154,10 @@ def _open(data: bytes) -> _OpenedPdf:
         return _OpenedPdf(reader, pages, max(len(pages), _linearized_page_count(reader)), True)
 
 
-def _layouts(data: bytes, opened: _OpenedPdf) -> tuple[list[PageLayout], list[int]]:
-    """Page layouts (PDFium, else pypdf) and the numbers of pages neither could read."""
+def _layouts(
+    data: bytes, opened: _OpenedPdf, widgets: Sequence[Widget]
+) -> tuple[list[PageLayout], list[int]]:
+    """Page layouts (PDFium, else pypdf), form values in place, and the pages neither read."""
     pages = opened.pages
     extracted = None
     if not opened.salvaged:
@@ -162,7 +167,9 @@ def _layouts(data: bytes, opened: _OpenedPdf) -> tuple[list[PageLayout], list[in
     for number, page in enumerate(pages, start=1):
         page_text = extracted[number - 1] if extracted is not None else None
         if page_text is not None:
-            layouts.append(lay_out(number, page_text.lines, page_text.links))
+            on_page = [widget for widget in widgets if widget.field.page == number]
+            lines = place_widgets(page_text.lines, on_page) if on_page else page_text.lines
+            layouts.append(lay_out(number, lines, page_text.links))
             continue
         try:
             layouts.append(extract_layout(page, number))

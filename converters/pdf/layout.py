@@ -23,7 +23,8 @@ from typing import Any
 from pypdf import PageObject
 
 from docshelf.converters.markdown.model import Link
-from docshelf.converters.pdf.tables import Table, table_text
+from docshelf.converters.pdf.aligned import aligned_tables
+from docshelf.converters.pdf.tables import Table
 from docshelf.converters.textutil import clean_text
 
 #: A line whose gap above it exceeds this many times the page's usual line
@@ -53,12 +54,6 @@ _MONO_NAME = re.compile(
     r"courier|mono|consol|menlo|typewriter|inconsolata|\bcmtt|\+cmtt|\bsftt|\+sftt|lmmono",
     re.IGNORECASE,
 )
-#: A table set without rules has at least this many rows...
-MIN_ALIGNED_ROWS = 3
-#: ...at most this many font sizes apart...
-MAX_ROW_PITCH = 3.0
-#: ...and cells this long at most on average.
-MAX_CELL_CHARS = 40
 #: Bit 1 of a font descriptor's /Flags: all glyphs have the same width (PDF 32000-1 §9.8.2).
 FIXED_PITCH_FLAG = 1
 #: A run of lines each set at most this many font sizes above the one before,
@@ -160,7 +155,7 @@ def lay_out(number: int, lines: Sequence[TextLine], links: Sequence[Link] = ()) 
         for line in lines
         if (text := line.text if line.table else clean_line(line.text))
     ]
-    ordered = _upward_runs_reversed(_aligned_tables(cleaned))
+    ordered = _upward_runs_reversed(aligned_tables(cleaned))
     return PageLayout(number, tuple(_dehyphenate(_paragraphs(ordered))), tuple(links))
 
 
@@ -174,69 +169,13 @@ def clean_line(text: str) -> str:
     return _UNMAPPED.sub("", clean_text(text.translate(_LIGATURES))).strip()
 
 
-def _aligned_tables(lines: list[TextLine]) -> list[TextLine]:
-    """Runs of rows whose cells line up, each made one table line.
-
-    A run is three or more consecutive lines split into the same number (two
-    or more) of cells, a line's pitch or so apart, each column's cells sharing
-    a left, right or centre edge, and short: columns of prose side by side
-    also line up, but their cells are long.
-    """
-    out: list[TextLine] = []
-    index = 0
-    while index < len(lines):
-        end = index + 1
-        columns = len(lines[index].cells or ())
-        while end < len(lines) and _next_row(lines[end - 1], lines[end], columns):
-            end += 1
-        rows = lines[index:end]
-        if columns >= 2 and len(rows) >= MIN_ALIGNED_ROWS and _aligned(rows):
-            table = tuple(tuple(clean_line(cell.text) for cell in row.cells or ()) for row in rows)
-            out.append(replace(rows[0], text=table_text(table), table=table, cells=None))
-            index = end
-        else:
-            out.append(lines[index])
-            index += 1
-    return out
-
-
-def _next_row(above: TextLine, line: TextLine, columns: int) -> bool:
-    if line.cells is None or len(line.cells) != columns or above.y is None or line.y is None:
-        return False
-    return 0 < above.y - line.y <= MAX_ROW_PITCH * max(above.size, line.size, 1.0)
-
-
-def _aligned(rows: Sequence[TextLine]) -> bool:
-    cells = [row.cells or () for row in rows]
-    texts = [cell.text for row in cells for cell in row]
-    if sum(map(len, texts)) > MAX_CELL_CHARS * len(texts) or _is_contents(cells):
-        return False
-    tolerance = max(2.0, 0.5 * max(row.size for row in rows))
-    for column in zip(*cells, strict=True):
-        edges = (
-            [cell.x0 for cell in column],
-            [cell.x1 for cell in column],
-            [(cell.x0 + cell.x1) / 2 for cell in column],
-        )
-        if not any(max(values) - min(values) <= tolerance for values in edges):
-            return False
-    return True
-
-
-def _is_contents(rows: Sequence[Sequence[Cell]]) -> bool:
-    """Whether rows are a table of contents: titles, then page numbers that never decrease."""
-    numbers = [row[-1].text.strip(" .") for row in rows]
-    if len(rows[0]) != 2 or not all(number.isdigit() for number in numbers):
-        return False
-    pages = [int(number) for number in numbers]
-    return all(a <= b for a, b in pairwise(pages))
-
-
 def _cleaned(line: TextLine, text: str) -> TextLine:
-    table = line.table
+    table, cells = line.table, line.cells
     if table is not None:
         table = tuple(tuple(clean_line(cell) for cell in row) for row in table)
-    return replace(line, text=text, table=table)
+    if cells is not None:
+        cells = tuple(replace(cell, text=clean_line(cell.text)) for cell in cells)
+    return replace(line, text=text, table=table, cells=cells)
 
 
 def _upward_runs_reversed(lines: list[TextLine]) -> list[TextLine]:

@@ -37,6 +37,7 @@ from docshelf.converters.textutil import (
     markdown_heading,
     markdown_link,
     markdown_table,
+    table_cell,
 )
 
 #: A bold line this much larger than the body text is a heading...
@@ -299,7 +300,8 @@ def _page_blocks(page: PageLayout, plan: _PagePlan, offset: int, found: _Found) 
             flush()
             header, *rows = line.table
             found.tables.append(Table(header, tuple(rows)))
-            blocks.append(markdown_table(list(header), [list(row) for row in rows]).rstrip("\n"))
+            cells = [[links.applied(table_cell(cell)) for cell in row] for row in line.table]
+            blocks.append(markdown_table(cells[0], cells[1:], markdown_cells=True).rstrip("\n"))
             continue
         if index in code_lines:
             if paragraph:

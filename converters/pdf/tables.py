@@ -19,6 +19,7 @@ from bisect import bisect_left, bisect_right
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from itertools import pairwise
+from typing import Protocol
 
 #: Lines and rectangle edges this close (points) are the same border; a
 #: stroked rectangle's bounds include half its line width.
@@ -39,6 +40,9 @@ MIN_CELL_CHARS = 2.0
 #: The grid's frame must be drawn along this share of each side: lines that
 #: cross inside a diagram seldom close a frame.
 MIN_FRAME_SHARE = 0.9
+#: A grid one of whose cells holds this many lines set in columns of their own
+#: is a frame drawn around a layout (a form, a page border), not a table.
+MIN_LAYOUT_LINES = 3
 
 Table = tuple[tuple[str, ...], ...]
 
@@ -113,6 +117,53 @@ class Grid:
                 edges.append(column)
         edges.append(len(self.xs) - 1)
         return [(a, self.xs[a], self.xs[b]) for a, b in pairwise(edges)]
+
+
+class _Piece(Protocol):
+    @property
+    def x0(self) -> float: ...
+    @property
+    def x1(self) -> float: ...
+
+
+class SpreadLine(Protocol):
+    """A line of text: its vertical extent and, if spread out, its pieces between wide gaps."""
+
+    @property
+    def bottom(self) -> float: ...
+    @property
+    def top(self) -> float: ...
+    @property
+    def cells(self) -> Sequence[_Piece] | None: ...
+
+
+def frames_layout(grid: Grid, lines: Iterable[SpreadLine]) -> bool:
+    """Whether ``grid`` is a frame around a layout rather than a table.
+
+    A rectangle drawn around a page or a block of a form closes a "grid" of
+    one or two huge cells; the label/value lines inside are set in columns of
+    their own, wide gaps apart within one cell, where a table cell holds
+    running text. Such a grid is left alone, its lines stay lines (and may
+    make a table set without rules).
+    """
+    found = 0
+    rows = len(grid.ys) - 1
+    for line in lines:
+        pieces = line.cells or ()
+        middle = (line.bottom + line.top) / 2
+        row = next((r for r in range(rows) if grid.ys[r + 1] < middle < grid.ys[r]), None)
+        if row is None or len(pieces) < 2:
+            continue
+        spans = grid.spans(row)
+        where = [
+            next((c for c, left, right in spans if left < (p.x0 + p.x1) / 2 < right), None)
+            for p in pieces
+        ]
+        if any(a is not None and a == b for a, b in pairwise(where)):
+            found += 1
+            if found >= MIN_LAYOUT_LINES:
+                return True
+    return False
 
 
 def find_grids(rules: Sequence[Rule]) -> list[Grid]:

@@ -70,6 +70,7 @@ from docshelf.converters.pdf.tables import (
     Table,
     fill,
     find_grids,
+    frames_layout,
     rules_of_box,
     table_text,
 )
@@ -292,16 +293,15 @@ def _page_lines(
         for start, end in clusters:
             chars[start:end] = chars[start:end][::-1]
     segments = list(_segments(textpage, units, chars, probe))
-    for grid in grids:
-        segments = _table_in_place(textpage, units, chars, segments, grid)
-    spread = [segment.table is None and _is_spread(segment) for segment in segments]
+    spread = [_is_spread(segment) for segment in segments]
     for index, segment in enumerate(segments):
-        # A header row is often set closer than the rows below it: it is split
-        # too when a spread line follows it (after its raised pieces, if any).
-        header = segment.table is None and any(spread[index + 1 : index + 4])
+        # A header row, often set closer than the rows that follow, splits at a smaller gap.
+        header = any(spread[index + 1 : index + 4])
         if spread[index] or header:
-            gap = CELL_GAP if spread[index] else HEADER_CELL_GAP
+            gap = HEADER_CELL_GAP if header and not any(spread[index - 1 : index]) else CELL_GAP
             segment.cells = _cells(textpage, units, chars, segment, gap)
+    for grid in (grid for grid in grids if not frames_layout(grid, segments)):
+        segments = _table_in_place(textpage, units, chars, segments, grid)
     return [_text_line(segment) for segment in _merge_raised(segments)]
 
 
