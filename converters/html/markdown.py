@@ -22,6 +22,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from html.parser import HTMLParser
 
+from docshelf.converters.html.chrome import drop_chrome, lead_paragraph, page_content
 from docshelf.converters.html.mathml import math_markdown
 from docshelf.converters.html.redirects import redirect_target
 from docshelf.converters.html.text import INVISIBLE_ELEMENTS
@@ -178,6 +179,7 @@ class HtmlDocument:
     first_h1: str | None
     language: str | None
     meta: dict[str, str]
+    lead: str | None = None
 
 
 def html_to_markdown(
@@ -185,6 +187,7 @@ def html_to_markdown(
     *,
     image_source: Callable[[str], str | None] | None = None,
     heading_offset: int = 0,
+    web_page: bool = False,
 ) -> HtmlDocument:
     """Parse ``source`` and write it as Markdown.
 
@@ -192,7 +195,9 @@ def html_to_markdown(
     feed's entry): ``image_source`` maps each image's ``src`` to the reference
     to write (None: the alt text alone), and ``heading_offset`` moves every
     heading that many levels down (at most to ``######``), below the headings
-    the larger document gives its parts.
+    the larger document gives its parts. A ``web_page`` (a whole page, not a part)
+    is written without its chrome, and its lead paragraph is found
+    (:mod:`converters.html.chrome`).
     """
     builder = _TreeBuilder()
     builder.feed(source)
@@ -200,14 +205,19 @@ def html_to_markdown(
     root = builder.root
     _drop_permalinks(root)
     title = _first_text(root, "title")
-    first_h1 = _first_text(root, "h1")
-    body = _join_blocks(_Writer(image_source, heading_offset).blocks(root))
+    content = root
+    if web_page:
+        content = page_content(root)
+        drop_chrome(content)
+    first_h1 = _first_text(content, "h1")
+    body = _join_blocks(_Writer(image_source, heading_offset).blocks(content))
     return HtmlDocument(
         markdown=body,
         title=title,
         first_h1=first_h1,
         language=builder.language,
         meta=builder.meta,
+        lead=lead_paragraph(content) if web_page else None,
     )
 
 
