@@ -6,9 +6,9 @@ came before the article (Wikipedia's "Main menu", 150 language links) and
 became its description. The rules follow the page's own landmarks (WAI-ARIA,
 and the HTML elements that map to them), not any one site:
 
-- the ``main`` landmark (``<main>``, ``role="main"``), when there is one, is
-  the content; what lies outside it is chrome;
-- navigation is dropped wherever it stands: ``<nav>``, ``role="navigation"``
+- navigation is dropped wherever it stands, inside the ``main`` landmark or
+  outside it (what lies outside ``main`` is not dropped for that alone: a
+  documentation page's copyright line is the page's own text): ``<nav>``, ``role="navigation"``
   or ``"search"``, a site-wide ``<header>`` (banner) holding no heading, a
   site-wide ``<footer>`` (contentinfo; these roles only outside sectioning
   elements, where pages misuse them: Bing marks each result's caption so), an
@@ -39,24 +39,12 @@ SECTIONING = frozenset({"article", "aside", "main", "nav", "section"})
 LINK_DENSITY = 0.5
 #: Links in a list of which most carry ``hreflang``: a language menu.
 MIN_LANGUAGE_LINKS = 3
-#: A ``main`` landmark is used only when it holds this much text (a stub is no article).
-MIN_MAIN_CHARACTERS = 200
 #: A lead paragraph has at least this many characters (not "Edit", not a date line).
 MIN_LEAD_CHARACTERS = 40
 _HEADINGS = frozenset({"h1", "h2", "h3", "h4", "h5", "h6"})
 _SKIP_LINK = re.compile(r"^\s*(?:skip|jump)\s+to\b", re.IGNORECASE)
 _CONSENT = re.compile(r"cookie|consent|gdpr|onetrust|cookiebot", re.IGNORECASE)
 _CONSENT_MAX_CHARACTERS = 3000
-
-
-def page_content(root: Element) -> Element:
-    """The page's ``main`` landmark when it has exactly one of substance, else ``root``."""
-    mains = [
-        element for element in root.iter() if element.tag == "main" or _role(element) == "main"
-    ]
-    if len(mains) == 1 and len(collapse_whitespace(mains[0].text())) >= MIN_MAIN_CHARACTERS:
-        return mains[0]
-    return root
 
 
 def drop_chrome(root: Element) -> None:

@@ -22,7 +22,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from html.parser import HTMLParser
 
-from docshelf.converters.html.chrome import drop_chrome, lead_paragraph, page_content
+from docshelf.converters.html.chrome import drop_chrome, lead_paragraph
 from docshelf.converters.html.mathml import math_markdown
 from docshelf.converters.html.redirects import redirect_target
 from docshelf.converters.html.text import INVISIBLE_ELEMENTS
@@ -205,19 +205,17 @@ def html_to_markdown(
     root = builder.root
     _drop_permalinks(root)
     title = _first_text(root, "title")
-    content = root
     if web_page:
-        content = page_content(root)
-        drop_chrome(content)
-    first_h1 = _first_text(content, "h1")
-    body = _join_blocks(_Writer(image_source, heading_offset).blocks(content))
+        drop_chrome(root)
+    first_h1 = _first_text(root, "h1")
+    body = _join_blocks(_Writer(image_source, heading_offset).blocks(root))
     return HtmlDocument(
         markdown=body,
         title=title,
         first_h1=first_h1,
         language=builder.language,
         meta=builder.meta,
-        lead=lead_paragraph(content) if web_page else None,
+        lead=lead_paragraph(root) if web_page else None,
     )
 
 
