@@ -29,7 +29,7 @@ class HtmlConverter:
     """Converts HTML pages."""
 
     name = "html"
-    version = "4"
+    version = "5"
 
     def accepts(self, source: Source) -> bool:
         return source.base_mime_type in HTML_MIME_TYPES or source.extension in HTML_EXTENSIONS
@@ -37,7 +37,7 @@ class HtmlConverter:
     def convert(self, source: Source) -> ConversionResult:
         check_size(source.data)
         decoded = decode(source.data)
-        return convert_html(source, decoded.text, metadata=decoded.metadata)
+        return convert_html(source, decoded.text, metadata=decoded.metadata, web_page=True)
 
 
 def convert_html(
@@ -49,15 +49,18 @@ def convert_html(
     language: str | None = None,
     metadata: Mapping[str, str] | None = None,
     title_heading: bool = True,
+    web_page: bool = False,
 ) -> ConversionResult:
     """Derive the formats of an HTML document (also used for DOCX via mammoth).
 
     Explicit facts win over what the page declares (``<title>``, meta
     description, ``<html lang>``, meta author/keywords/generator). The title
     heads the Markdown as a ``#`` heading when the body has no ``h1``, unless
-    ``title_heading`` is false (the body shows it otherwise: a Word title).
+    ``title_heading`` is false (the body shows it otherwise: a Word title). A
+    ``web_page`` loses its chrome (navigation, menus, banners) and, without a
+    meta description, is described by its article's first paragraph.
     """
-    page = html_to_markdown(html)
+    page = html_to_markdown(html, web_page=web_page)
     title = title or page.title or page.first_h1
     markdown = page.markdown
     if title and title_heading and page.first_h1 is None:
@@ -67,7 +70,7 @@ def convert_html(
     facts = markdown_facts(
         document,
         title=title,
-        description=description or page.meta.get("description"),
+        description=description or page.meta.get("description") or page.lead,
         language=language or page.language,
         metadata={**declared, **(metadata or {})},
     )

@@ -9,20 +9,22 @@ definition lists and tables. Invisible content (script, style, template,
 "move to sidebar", a ``<select>``'s options: interface, not text) and permalink
 anchors (the ``¶`` Sphinx and texinfo put after headings and terms). A link
 through a search engine's or mail filter's redirector is written to where it
-leads (:func:`redirect_target`). Tables used for page layout are written
+leads (:mod:`converters.html.redirects`), a MathML formula with TeX is written
+as LaTeX (:mod:`converters.html.mathml`). Tables used for page layout are written
 as the blocks their cells hold; only data tables become Markdown tables.
 Also collected: ``<title>``, ``<html lang>`` and ``<meta name=... content=...>``.
 """
 
 from __future__ import annotations
 
-import base64
 import re
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from html.parser import HTMLParser
-from urllib.parse import parse_qsl, urljoin, urlsplit
 
+from docshelf.converters.html.chrome import drop_chrome, lead_paragraph
+from docshelf.converters.html.mathml import math_markdown
+from docshelf.converters.html.redirects import redirect_target
 from docshelf.converters.html.text import INVISIBLE_ELEMENTS
 from docshelf.converters.textutil import (
     code_fence,
@@ -117,13 +119,6 @@ LAYOUT_CONTENT = frozenset(
 )
 #: Controls: their labels are the page's interface, not its text.
 CONTROLS = frozenset({"button", "select"})
-#: Redirectors (search results, link shorteners of mail filters) by the path they
-#: serve, and the query parameters that carry the target: Google ``/url?q=``, Bing
-#: ``/ck/a?u=a1<base64url>``, DuckDuckGo ``/l/?uddg=``, Facebook ``/l.php?u=``.
-REDIRECT_PATHS = frozenset({"/url", "/ck/a", "/l/", "/l.php", "/redirect", "/redir"})
-REDIRECT_PARAMETERS = ("u", "url", "q", "uddg")
-#: Outlook's Safe Links wrap every link of a mail in ``?url=``.
-SAFE_LINKS_HOST = ".safelinks.protection.outlook.com"
 #: Elements nested deeper than this are flattened into their ancestor: Markdown
 #: cannot express it, and the writer recurses.
 MAX_DEPTH = 150
@@ -184,6 +179,7 @@ class HtmlDocument:
     first_h1: str | None
     language: str | None
     meta: dict[str, str]
+    lead: str | None = None
 
 
 def html_to_markdown(
@@ -191,6 +187,7 @@ def html_to_markdown(
     *,
     image_source: Callable[[str], str | None] | None = None,
     heading_offset: int = 0,
+    web_page: bool = False,
 ) -> HtmlDocument:
     """Parse ``source`` and write it as Markdown.
 
@@ -198,7 +195,9 @@ def html_to_markdown(
     feed's entry): ``image_source`` maps each image's ``src`` to the reference
     to write (None: the alt text alone), and ``heading_offset`` moves every
     heading that many levels down (at most to ``######``), below the headings
-    the larger document gives its parts.
+    the larger document gives its parts. A ``web_page`` (a whole page, not a part)
+    is written without its chrome, and its lead paragraph is found
+    (:mod:`converters.html.chrome`).
     """
     builder = _TreeBuilder()
     builder.feed(source)
@@ -206,6 +205,8 @@ def html_to_markdown(
     root = builder.root
     _drop_permalinks(root)
     title = _first_text(root, "title")
+    if web_page:
+        drop_chrome(root)
     first_h1 = _first_text(root, "h1")
     body = _join_blocks(_Writer(image_source, heading_offset).blocks(root))
     return HtmlDocument(
@@ -214,6 +215,7 @@ def html_to_markdown(
         first_h1=first_h1,
         language=builder.language,
         meta=builder.meta,
+        lead=lead_paragraph(root) if web_page else None,
     )
 
 
@@ -433,6 +435,8 @@ class _Writer:
             return _HARD_BREAK
         if tag == "img":
             return _image(node, self._image_source)
+        if tag == "math" and (formula := math_markdown(node)) is not None:
+            return formula
         if tag in ("code", "kbd", "samp", "tt"):
             text = _SPACES.sub(" ", node.text())
             return code_span(text) if text.strip() else text
@@ -553,30 +557,6 @@ def _link(inner: str, href: str) -> str:
     if not text:
         text = escape_markdown_inline(href)
     return markdown_link(text, href)
-
-
-def redirect_target(href: str) -> str:
-    """Where a redirector's link leads (its ``http(s)`` target, or a page of its own site
-    such as Bing's ``/search?q=``), else ``href`` itself."""
-    parts = urlsplit(href)
-    redirector = parts.path in REDIRECT_PATHS or (
-        parts.hostname is not None and (parts.hostname.endswith(SAFE_LINKS_HOST))
-    )
-    if not redirector or not parts.query:
-        return href
-    for key, value in parse_qsl(parts.query):
-        if key not in REDIRECT_PARAMETERS:
-            continue
-        if key == "u" and value.startswith("a1"):  # Bing: "a1" and the target in base64url
-            try:
-                value = base64.urlsafe_b64decode(value[2:] + "=" * (-len(value[2:]) % 4)).decode()
-            except (ValueError, UnicodeDecodeError):
-                continue
-        if value.startswith(("http://", "https://", "javascript:")):  # the last: nowhere
-            return value
-        if value.startswith("/") and not value.startswith("//"):  # a page of the redirector's site
-            return urljoin(href, value)
-    return href
 
 
 def _image(element: Element, image_source: Callable[[str], str | None] | None) -> str:
