@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import io
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from pypdf import PageObject, PasswordType, PdfReader
 from pypdf.errors import DependencyError, FileNotDecryptedError
@@ -59,7 +59,7 @@ class PdfConverter:
     """Converts PDF documents with pypdf (structure) and PDFium (page text)."""
 
     name = "pdf"
-    version = "4"
+    version = "5"
 
     def accepts(self, source: Source) -> bool:
         return source.base_mime_type in _PDF_MIME_TYPES or source.extension == ".pdf"
@@ -159,15 +159,27 @@ def _layouts(data: bytes, opened: _OpenedPdf) -> tuple[list[PageLayout], list[in
     for number, page in enumerate(pages, start=1):
         page_text = extracted[number - 1] if extracted is not None else None
         if page_text is not None:
-            layouts.append(lay_out(number, page_text.lines, page_text.links))
+            layout = lay_out(number, page_text.lines, page_text.links)
+            layouts.append(replace(layout, bounds=_vertical_bounds(page)))
             continue
         try:
-            layouts.append(extract_layout(page, number))
+            layouts.append(replace(extract_layout(page, number), bounds=_vertical_bounds(page)))
         except READ_ERRORS:
             # One damaged content stream should not cost the other pages.
             layouts.append(empty_layout(number))
             unreadable.append(number)
     return layouts, unreadable
+
+
+def _vertical_bounds(page: PageObject) -> tuple[float, float] | None:
+    """The bottom and top of the page's visible area (its crop box), in user space: the
+    space both extractors give baselines in (PDFium reads a page with its /Rotate undone)."""
+    try:
+        box = page.cropbox
+        bottom, top = float(box.bottom), float(box.top)
+    except READ_ERRORS:
+        return None
+    return (bottom, top) if top > bottom else None
 
 
 def _scan_for_pages(reader: PdfReader) -> Iterator[PageObject]:

@@ -4,16 +4,21 @@ In order of preference: the PDF's outline (bookmarks) gives the headings,
 placed on their pages, replacing the line that carries the same title when
 one does (the heading keeps the text as printed, section number included);
 without an outline, lines set clearly larger than the body text are headings
-(levels by size); without either, every page is a ``## Page N`` section. Page
-boundaries elsewhere are kept as ``<!-- page N -->`` comments, invisible when
-rendered but there for citing pages.
+(levels by size); without either, the document has no headings: none is made
+up, so that the outline is the document's own. Every page opens with a
+``<!-- page N -->`` comment, invisible when rendered but there for citing pages
+and for cutting ``?pages=`` parts.
 
 Within a page: ruled tables and rows whose cells line up become Markdown
 tables, runs of monospaced lines fenced code with their indentation, the text
 under a link annotation a Markdown link. Running heads and feet (lines
-repeated at the same place on most pages, page numbers aside) are kept once,
-where they first appear, unless they are a page number or the title: they
-interrupt the text they fall in. The plain-text pages keep them, as printed.
+repeated at the same place in the page's top or bottom margin band on most
+pages, page numbers aside) are kept once, where they first appear, unless they
+are a page number or the title: they interrupt the text they fall in. A line
+that is a page's only content is that page's content, never a running head (a
+label on every page of a set of forms); a line repeated mid-page (the same
+caption under several pictures) is content too. The plain-text pages keep them
+all, as printed.
 
 A document without a declared title is titled by the largest text on its
 first page, where that stands out from the body text, as a person would.
@@ -74,6 +79,9 @@ _NOT_TITLES = frozenset(
 )
 #: Lines this near a page's top or bottom may be running heads or feet...
 RUNNING_LINES = 3
+#: ...that sit within this share of the page's height from its top or bottom edge
+#: (its margins: a running head sits at 3-12 % of the height, a folio as low)...
+MARGIN_BAND = 0.15
 #: ...when found at the same height with the same text (numbers aside) on more
 #: than this share of the pages, and on at least three.
 RUNNING_SHARE = 0.5
@@ -134,6 +142,7 @@ def pdf_markdown(
     if not title and pages:
         title, title_lines = _largest_text(pages[0], set(heads[0]))
     running = _repeated(heads, title)
+    _keep_sole_content(pages, running)
     if running:
         running[0] |= title_lines
     placed_outline = [entry for entry in outline if entry.page is not None]
@@ -153,26 +162,15 @@ def pdf_markdown(
         plan.replaced.update(dropped)
     found = _Found()
     links = tuple(dict.fromkeys(link for page in pages for link in page.links))
-    if not headings:
-        markdown = _paged_markdown(pages, plans, title, found)
-        return PdfMarkdown(markdown, (), title, links, *found.collected())
-    show_title = bool(title) and _normalized(headings[0].title) != _normalized(title or "")
+    show_title = bool(title) and (
+        not headings or _normalized(headings[0].title) != _normalized(title or "")
+    )
     offset = 1 if show_title else 0
     blocks: list[str] = [markdown_heading(1, title or "")] if show_title else []
     for page, plan in zip(pages, plans, strict=True):
         blocks.append(f"<!-- page {page.number} -->")
         blocks.extend(_page_blocks(page, plan, offset, found))
     return PdfMarkdown(_join(blocks), headings, title, links, *found.collected())
-
-
-def _paged_markdown(
-    pages: Sequence[PageLayout], plans: Sequence[_PagePlan], title: str | None, found: _Found
-) -> str:
-    blocks: list[str] = [markdown_heading(1, title)] if title else []
-    for page, plan in zip(pages, plans, strict=True):
-        blocks.append(f"## Page {page.number}")
-        blocks.extend(_page_blocks(page, plan, 0, found))
-    return _join(blocks)
 
 
 def _running_lines(pages: Sequence[PageLayout]) -> list[dict[int, str]]:
@@ -188,12 +186,38 @@ def _running_lines(pages: Sequence[PageLayout]) -> list[dict[int, str]]:
         here = {
             (_DIGITS.sub("#", collapse_whitespace(lines[index].text).casefold()), round(y)): index
             for index in sorted(ends)
-            if (y := lines[index].y) is not None and lines[index].table is None
+            if (y := lines[index].y) is not None
+            and lines[index].table is None
+            and _in_margin(y, page.bounds)
         }
         keys.append(here)
         counts.update(here.keys())
     least = max(3, int(RUNNING_SHARE * len(pages)) + 1)
     return [{index: key[0] for key, index in here.items() if counts[key] >= least} for here in keys]
+
+
+def _in_margin(y: float, bounds: tuple[float, float] | None) -> bool:
+    """Whether a baseline lies in the page's top or bottom margin band (unknown: may)."""
+    if bounds is None:
+        return True
+    bottom, top = bounds
+    band = MARGIN_BAND * (top - bottom)
+    return y >= top - band or y <= bottom + band
+
+
+def _keep_sole_content(pages: Sequence[PageLayout], dropped: Sequence[set[int]]) -> None:
+    """Keep the running lines of a page that holds nothing else but page numbers: there
+    they are the page's content (a label on each page of a set), and no page is emptied."""
+    for page, drop in zip(pages, dropped, strict=True):
+        content = [
+            index
+            for index, line in enumerate(page.lines)
+            if index not in drop and not _FOLIO.match(line.text)
+        ]
+        if drop and not content:
+            drop.difference_update(
+                index for index in list(drop) if not _FOLIO.match(page.lines[index].text)
+            )
 
 
 def _is_folio(text: str) -> bool:
