@@ -15,6 +15,7 @@ no control character reaches the index whatever the family.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import replace
 
 from docshelf.converters.base import Facts, OutlineEntry
@@ -33,9 +34,12 @@ _PLACEHOLDER = re.compile(
 #: The title Windows' print drivers give a PDF printed from Office: the job's name,
 #: "Microsoft Word - report_v3.docx", which is the file's name, not the document's.
 _PRINT_JOB = re.compile(r"microsoft\s+(?:office\s+)?(?:word|excel|powerpoint)\s+-\s", re.IGNORECASE)
-#: A section number opening a heading: "1 ", "2.3. ", "IV. ". Letters alone ("A ")
-#: are left alone: they are words as often as numbers.
-_SECTION_NUMBER = re.compile(r"^(?:\d{1,2}(?:\.\d{1,2})*\.?|[IVX]{1,4}\.)\s+(?=\w)")
+#: A section number opening a heading that cannot be a name's first word: "2.3 ",
+#: "1. ", "IV. ". Letters ("A ") are left alone: they are words as often as numbers.
+_SECTION_NUMBER = re.compile(r"^(?:\d{1,2}(?:\.\d{1,2})+\.?|\d{1,2}\.|[IVX]{1,4}\.)\s+(?=\w)")
+#: A bare number opening a heading ("1 Introduction"): a section number only where the
+#: document numbers its headings; else it may be the name's ("7 Habits", "2 Guns").
+_BARE_NUMBER = re.compile(r"^\d{1,2}\s+(?=\w)")
 
 
 def visible_text(value: str) -> str:
@@ -64,11 +68,25 @@ def declared_title(value: str | None) -> str | None:
     return text
 
 
-def heading_title(heading: str) -> str:
-    """A title taken from a heading: without its section number ("1 Introduction" →
-    "Introduction"). The document is not called by its first section's number."""
-    stripped = _SECTION_NUMBER.sub("", heading, count=1)
+def heading_title(heading: str, *, numbered: bool = False) -> str:
+    """A title taken from a heading, without its section number ("2.1 Scope", "1. Scope"
+    → "Scope"; "1 Scope" too when the document's headings are ``numbered``): the
+    document is not called by its first section's number."""
+    pattern = _BARE_NUMBER if numbered and _BARE_NUMBER.match(heading) else _SECTION_NUMBER
+    stripped = pattern.sub("", heading, count=1)
     return stripped if any(char.isalpha() for char in stripped) else heading
+
+
+def is_numbered(headings: Iterable[str]) -> bool:
+    """Whether at least two of ``headings`` open with a number: the document numbers them."""
+    return (
+        sum(
+            1
+            for heading in headings
+            if _BARE_NUMBER.match(heading) or _SECTION_NUMBER.match(heading)
+        )
+        >= 2
+    )
 
 
 def clean_facts(facts: Facts) -> Facts:

@@ -32,6 +32,7 @@ from docshelf.converters.base import (
     FailureReason,
     Source,
 )
+from docshelf.converters.declared import heading_title, is_numbered
 from docshelf.converters.document import DocumentData, Page, document_json
 from docshelf.converters.failures import conversion_failure, describe
 from docshelf.converters.markdown.model import parse_markdown
@@ -85,7 +86,10 @@ class PdfConverter:
             )
         if unreadable:
             values["unreadable_pages"] = ", ".join(str(number) for number in unreadable)
-        first_heading = structured.headings[0].title if structured.headings else None
+        headings = [heading.title for heading in structured.headings]
+        first_heading = (
+            heading_title(headings[0], numbered=is_numbered(headings)) if headings else None
+        )
         facts = Facts(
             title=structured.title or first_heading,
             description=metadata.subject or summarize(_first_paragraph(structured.markdown)),

@@ -21,7 +21,8 @@ caption under several pictures) is content too. The plain-text pages keep them
 all, as printed.
 
 A document without a declared title is titled by the largest text on its
-first page, where that stands out from the body text, as a person would.
+first page, where that stands out from the body text, as a person would; a
+section number it opens with (it is then the first heading) is left out.
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from docshelf.converters.base import OutlineEntry
+from docshelf.converters.declared import heading_title, is_numbered
 from docshelf.converters.markdown.model import CodeBlock, Link, Table
 from docshelf.converters.pdf.layout import Line, PageLayout
 from docshelf.converters.textutil import (
@@ -139,7 +141,8 @@ def pdf_markdown(
     """Markdown for ``pages``; ``title`` (from metadata) opens it as ``#``."""
     heads = _running_lines(pages)
     title_lines: set[int] = set()
-    if not title and pages:
+    largest = not title and bool(pages)
+    if largest:
         title, title_lines = _largest_text(pages[0], set(heads[0]))
     running = _repeated(heads, title)
     _keep_sole_content(pages, running)
@@ -160,6 +163,9 @@ def pdf_markdown(
     for page, plan, dropped in zip(pages, plans, running, strict=True):
         plan.replaced.update(_folios(page.lines))
         plan.replaced.update(dropped)
+    if largest and title:
+        printed = (h.title for plan in plans for placed in plan.before.values() for h in placed)
+        title = heading_title(title, numbered=is_numbered(printed))
     found = _Found()
     links = tuple(dict.fromkeys(link for page in pages for link in page.links))
     show_title = bool(title) and (
@@ -340,8 +346,26 @@ def _page_blocks(page: PageLayout, plan: _PagePlan, offset: int, found: _Found) 
         else:
             text = links.applied(escape_markdown_line(line.text))
             paragraph.append(f"  {text}" if in_item else text)
+            if _is_label(lines, index, opens=len(paragraph) == 1):
+                flush()
     flush()
     return blocks
+
+
+def _is_label(lines: Sequence[Line], index: int, *, opens: bool) -> bool:
+    """Whether a line is a bold label ("Header", "Billing address") over the lines below:
+    set in bold on a line of its own, opening its paragraph, the next line not bold.
+    A bold phrase wrapped onto a line in mid-paragraph does not open one."""
+    line = lines[index]
+    after = lines[index + 1] if index + 1 < len(lines) else None
+    return (
+        line.bold
+        and opens
+        and len(line.text) <= MAX_HEADING_CHARS
+        and after is not None
+        and not after.bold
+        and after.table is None
+    )
 
 
 def _code_text(lines: Sequence[Line]) -> str:

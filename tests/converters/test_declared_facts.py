@@ -18,7 +18,12 @@ from pypdf import PdfReader, PdfWriter
 
 from docshelf.converters import convert
 from docshelf.converters.base import Facts
-from docshelf.converters.declared import clean_facts, declared_text, declared_title
+from docshelf.converters.declared import (
+    clean_facts,
+    declared_text,
+    declared_title,
+    heading_title,
+)
 from tests.support.results import json_of, text_of
 
 from .test_docx import BODY, CORE, write_docx
@@ -105,3 +110,12 @@ def test_declared_values_are_cleaned_and_placeholders_dropped() -> None:
     assert declared_text("none") is None
     facts = clean_facts(Facts(title="x\x00", description="(anonymous)", metadata={"a": "b\x00"}))
     assert (facts.title, facts.description, dict(facts.metadata)) == ("x", None, {"a": "b"})
+
+
+def test_a_heading_title_drops_only_a_section_number() -> None:
+    assert heading_title("2.1 Scope") == "Scope"
+    assert heading_title("1. Introduction") == "Introduction"
+    assert heading_title("1 Introduction", numbered=True) == "Introduction"
+    # A bare number may be the name's first word where headings are not numbered.
+    assert heading_title("7 Habits of Effective Teams") == "7 Habits of Effective Teams"
+    assert heading_title("2024") == "2024"

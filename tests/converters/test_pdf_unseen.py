@@ -140,6 +140,10 @@ def test_a_title_from_a_numbered_first_heading_drops_its_number() -> None:
         pdf.cell(0, 10, "1 Introduction", new_x="LMARGIN", new_y="NEXT")
         pdf.set_font("Helvetica", size=11)
         pdf.multi_cell(0, 6, "This report looks at the readers in use. " * 6)
+        pdf.set_font("Helvetica", "B", 18)
+        pdf.cell(0, 10, "2 Readers", new_x="LMARGIN", new_y="NEXT")
+        pdf.set_font("Helvetica", size=11)
+        pdf.multi_cell(0, 6, "Each reader is listed with its year. " * 6)
 
     result = _convert(_pages(1, draw))
     # Before: "1 Introduction". The heading keeps its number where it stands.
