@@ -27,6 +27,7 @@ from docshelf.converters.base import (
     Source,
     base_mime_type,
 )
+from docshelf.converters.declared import clean_facts
 from docshelf.converters.document import NO_DATA, DocumentData, document_json, from_markdown
 from docshelf.converters.formats import DERIVED_MIME_TYPES
 from docshelf.converters.markdown.model import MarkdownDocument
@@ -45,7 +46,8 @@ def assemble(
     ``producers`` must offer every derived type except, optionally, the
     source's own; a missing one is a programming error, not a bad document.
     ``segments``: its text page by page or section by section, for the search
-    index; by default its plain text as one piece.
+    index; by default its plain text as one piece. The facts go out cleaned
+    (:func:`~converters.declared.clean_facts`): no placeholder title, no control character.
     """
     source = base_mime_type(source_mime_type)
     ordered: dict[str, Producer] = {}
@@ -59,7 +61,7 @@ def assemble(
     if segments is None:
         plain = ordered.get(TEXT_PLAIN)
         segments = (lambda: (Segment("", None, plain().decode("utf-8")),)) if plain else tuple
-    return ConversionResult(facts=facts, producers=ordered, segments=segments)
+    return ConversionResult(facts=clean_facts(facts), producers=ordered, segments=segments)
 
 
 def markdown_result(

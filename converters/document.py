@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from docshelf.converters.base import Facts, OutlineEntry
+from docshelf.converters.declared import clean_facts
 from docshelf.converters.markdown.model import CodeBlock, Link, MarkdownDocument, Section, Table
 from docshelf.converters.parts import outline_parts, pages_query, section_segments
 from docshelf.converters.schema import DOCUMENT_SCHEMA_NAME
@@ -74,8 +75,9 @@ def document_json(document: DocumentData) -> bytes:
 
 
 def document_dict(document: DocumentData) -> dict[str, Any]:
-    """The JSON object for ``document`` (optional members only when known)."""
-    facts = document.facts
+    """The JSON object for ``document`` (optional members only when known; the facts
+    cleaned as :func:`converters.assemble.assemble` cleans them)."""
+    facts = clean_facts(document.facts)
     out: dict[str, Any] = {
         "schema": DOCUMENT_SCHEMA_NAME,
         "title": facts.title,

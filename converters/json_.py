@@ -22,6 +22,7 @@ from docshelf.converters.base import (
     Facts,
     Source,
 )
+from docshelf.converters.declared import declared_title
 from docshelf.converters.document import DocumentData
 from docshelf.converters.failures import conversion_failure
 from docshelf.converters.textutil import (
@@ -106,7 +107,7 @@ def json_facts(value: Any) -> Facts:
     described = members.get("description")
     description = summarize(described) if isinstance(described, str) else _shape(value)
     metadata = {key: members[key] for key in METADATA_MEMBERS if isinstance(members.get(key), str)}
-    return Facts(title=title or None, description=description, metadata=metadata)
+    return Facts(title=declared_title(title), description=description, metadata=metadata)
 
 
 def json_markdown_body(value: Any, pretty: str) -> str:

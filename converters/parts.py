@@ -32,8 +32,8 @@ MAX_PART_PAGES = 50
 
 # GitHub's anchor slugs keep letters, digits, marks, "-", "_" and spaces (then hyphens).
 _NOT_SLUG = re.compile(r"[^\w\- ]", re.UNICODE)
-# The page markers pdf_markdown writes: one comment (outline known) or "## Page N" heading.
-_PAGE_MARKER = re.compile(r"^(?:<!-- page (\d+) -->|## Page (\d+))$", re.MULTILINE)
+# The page markers pdf_markdown (and a deck's Markdown) writes: one comment per page.
+_PAGE_MARKER = re.compile(r"^<!-- page (\d+) -->$", re.MULTILINE)
 
 
 def slugify(heading: str) -> str:
@@ -148,7 +148,7 @@ def section_markdown(markdown: str, slug: str) -> tuple[Heading, str] | None:
 def pages_markdown(markdown: str, first: int, last: int) -> str | None:
     """The part of a PDF's Markdown (see :mod:`converters.pdf.markdown`) for pages
     ``first``..``last``, or None if it carries no page markers to cut at."""
-    markers = [(int(m.group(1) or m.group(2)), m.start()) for m in _PAGE_MARKER.finditer(markdown)]
+    markers = [(int(m.group(1)), m.start()) for m in _PAGE_MARKER.finditer(markdown)]
     if not markers:
         return None
     start = next((offset for number, offset in markers if number >= first), len(markdown))

@@ -13,6 +13,7 @@ from __future__ import annotations
 import html
 import re
 
+from docshelf.converters.declared import declared_title
 from docshelf.converters.markdown.converter import leading_name
 from docshelf.converters.markdown.model import markdown_parser
 
@@ -33,8 +34,8 @@ _MAX_TITLE = 300
 
 
 def _clean(title: str) -> str | None:
-    title = " ".join(title.split()).strip("\"'")
-    return title[:_MAX_TITLE] or None
+    """The title as the converter will have it: a placeholder ("untitled") is none."""
+    return declared_title(" ".join(title.split()).strip("\"'")[:_MAX_TITLE])
 
 
 def cheap_title(head: bytes, mime_type: str) -> str | None:

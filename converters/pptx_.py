@@ -81,7 +81,7 @@ class PptxConverter:
     """Converts PowerPoint (OOXML) decks with python-pptx, one page per slide."""
 
     name = "pptx"
-    version = "1"
+    version = "2"
 
     def accepts(self, source: Source) -> bool:
         return source.base_mime_type in PPTX_MIME_TYPES or source.extension in PPTX_EXTENSIONS

@@ -12,7 +12,6 @@ slides into :class:`Slide`; everything a deck is beyond that is decided here.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -36,9 +35,6 @@ from docshelf.converters.textutil import collapse_whitespace, markdown_heading, 
 MAX_SLIDES = 2000
 #: How many slide titles the description names.
 DESCRIBED_TITLES = 3
-
-# parts.pages_markdown also cuts at "## Page N" headings (PDFs without an outline).
-_PAGE_HEADING = re.compile(r"^## Page \d+$")
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,10 +62,8 @@ def check_slide_count(count: int, kind: str) -> None:
 
 
 def slide_heading(number: int, title: str | None) -> str:
-    """``## <title>`` (``## Slide N`` without one), never mistaken for a page marker."""
-    heading = markdown_heading(2, title or f"Slide {number}")
-    # An ATX closing sequence keeps the heading and stops it from looking like a marker.
-    return f"{heading} ##" if _PAGE_HEADING.match(heading) else heading
+    """``## <title>`` (``## Slide N`` without one)."""
+    return markdown_heading(2, title or f"Slide {number}")
 
 
 def slide_markdown(number: int, slide: Slide) -> str:

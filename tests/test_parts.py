@@ -111,9 +111,9 @@ def test_pages_part_comes_in_every_format_under_the_part_uri(raw: RawClient) -> 
     subset = PdfReader(io.BytesIO(base64.b64decode(contents["application/pdf"]["blob"])))
     assert len(subset.pages) == 2
     # Markdown runs from page 2's marker to page 3's end; the JSON holds just pages 2 and 3.
-    assert contents["text/markdown"]["text"].startswith("## Page 2\n")
-    assert "## Page 3" in contents["text/markdown"]["text"]
-    assert "## Page 4" not in contents["text/markdown"]["text"]
+    assert contents["text/markdown"]["text"].startswith("<!-- page 2 -->\n")
+    assert "<!-- page 3 -->" in contents["text/markdown"]["text"]
+    assert "<!-- page 4 -->" not in contents["text/markdown"]["text"]
     document = json.loads(contents["application/json"]["text"])
     Draft202012Validator(document_schema()).validate(document)
     assert [page["number"] for page in document["pages"]] == [2, 3]
@@ -137,7 +137,7 @@ def test_a_slides_pdf_is_its_own_markdown_rendered(raw: RawClient) -> None:
 
 def test_one_page_is_a_part_too(raw: RawClient) -> None:
     contents = by_type(read(raw, f"{PDF}?pages=4"))
-    assert contents["text/markdown"]["text"].startswith("## Page 4\n")
+    assert contents["text/markdown"]["text"].startswith("<!-- page 4 -->\n")
 
 
 @pytest.mark.parametrize(

@@ -14,6 +14,7 @@ from docshelf.converters.base import (
     ConversionResult,
     Source,
 )
+from docshelf.converters.declared import declared_text, declared_title
 from docshelf.converters.html.markdown import html_to_markdown
 from docshelf.converters.markdown.converter import markdown_facts
 from docshelf.converters.markdown.model import parse_markdown
@@ -61,7 +62,7 @@ def convert_html(
     meta description, is described by its article's first paragraph.
     """
     page = html_to_markdown(html, web_page=web_page)
-    title = title or page.title or page.first_h1
+    title = declared_title(title) or declared_title(page.title) or page.first_h1
     markdown = page.markdown
     if title and title_heading and page.first_h1 is None:
         markdown = f"{markdown_heading(1, title)}\n\n{markdown}"
@@ -70,7 +71,9 @@ def convert_html(
     facts = markdown_facts(
         document,
         title=title,
-        description=description or page.meta.get("description") or page.lead,
+        description=declared_text(description)
+        or declared_text(page.meta.get("description"))
+        or page.lead,
         language=language or page.language,
         metadata={**declared, **(metadata or {})},
     )

@@ -33,7 +33,7 @@ class OdpConverter:
     """Converts OpenDocument presentations with docshelf's own ODF reader."""
 
     name = "odp"
-    version = "1"
+    version = "2"
 
     def accepts(self, source: Source) -> bool:
         return source.base_mime_type in ODP_MIME_TYPES or source.extension in ODP_EXTENSIONS

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import io
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from pypdf import PageObject, PasswordType, PdfReader
 from pypdf.errors import DependencyError, FileNotDecryptedError
@@ -32,6 +32,7 @@ from docshelf.converters.base import (
     FailureReason,
     Source,
 )
+from docshelf.converters.declared import heading_title, is_numbered
 from docshelf.converters.document import DocumentData, Page, document_json
 from docshelf.converters.failures import conversion_failure, describe
 from docshelf.converters.markdown.model import parse_markdown
@@ -89,7 +90,10 @@ class PdfConverter:
             )
         if unreadable:
             values["unreadable_pages"] = ", ".join(str(number) for number in unreadable)
-        first_heading = structured.headings[0].title if structured.headings else None
+        headings = [heading.title for heading in structured.headings]
+        first_heading = (
+            heading_title(headings[0], numbered=is_numbered(headings)) if headings else None
+        )
         facts = Facts(
             title=structured.title or first_heading,
             description=metadata.subject or summarize(_first_paragraph(structured.markdown)),
@@ -169,15 +173,27 @@ def _layouts(
         if page_text is not None:
             on_page = [widget for widget in widgets if widget.field.page == number]
             lines = place_widgets(page_text.lines, on_page) if on_page else page_text.lines
-            layouts.append(lay_out(number, lines, page_text.links))
+            layout = lay_out(number, lines, page_text.links)
+            layouts.append(replace(layout, bounds=_vertical_bounds(page)))
             continue
         try:
-            layouts.append(extract_layout(page, number))
+            layouts.append(replace(extract_layout(page, number), bounds=_vertical_bounds(page)))
         except READ_ERRORS:
             # One damaged content stream should not cost the other pages.
             layouts.append(empty_layout(number))
             unreadable.append(number)
     return layouts, unreadable
+
+
+def _vertical_bounds(page: PageObject) -> tuple[float, float] | None:
+    """The bottom and top of the page's visible area (its crop box), in user space: the
+    space both extractors give baselines in (PDFium reads a page with its /Rotate undone)."""
+    try:
+        box = page.cropbox
+        bottom, top = float(box.bottom), float(box.top)
+    except READ_ERRORS:
+        return None
+    return (bottom, top) if top > bottom else None
 
 
 def _scan_for_pages(reader: PdfReader) -> Iterator[PageObject]:

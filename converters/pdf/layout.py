@@ -105,9 +105,14 @@ class Line(TextLine):
 
 @dataclass(frozen=True, slots=True)
 class PageLayout:
+    """A page's lines in reading order, its links, and where the page's visible area
+    starts and ends vertically (``bounds``: bottom and top, in the lines' ``y`` space,
+    None where unknown), which is where its margins are."""
+
     number: int
     lines: tuple[Line, ...]
     links: tuple[Link, ...] = ()
+    bounds: tuple[float, float] | None = None
 
     @property
     def text(self) -> str:

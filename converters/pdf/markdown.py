@@ -4,19 +4,25 @@ In order of preference: the PDF's outline (bookmarks) gives the headings,
 placed on their pages, replacing the line that carries the same title when
 one does (the heading keeps the text as printed, section number included);
 without an outline, lines set clearly larger than the body text are headings
-(levels by size); without either, every page is a ``## Page N`` section. Page
-boundaries elsewhere are kept as ``<!-- page N -->`` comments, invisible when
-rendered but there for citing pages.
+(levels by size); without either, the document has no headings: none is made
+up, so that the outline is the document's own. Every page opens with a
+``<!-- page N -->`` comment, invisible when rendered but there for citing pages
+and for cutting ``?pages=`` parts.
 
 Within a page: ruled tables and rows whose cells line up become Markdown
 tables, runs of monospaced lines fenced code with their indentation, the text
 under a link annotation a Markdown link. Running heads and feet (lines
-repeated at the same place on most pages, page numbers aside) are kept once,
-where they first appear, unless they are a page number or the title: they
-interrupt the text they fall in. The plain-text pages keep them, as printed.
+repeated at the same place in the page's top or bottom margin band on most
+pages, page numbers aside) are kept once, where they first appear, unless they
+are a page number or the title: they interrupt the text they fall in. A line
+that is a page's only content is that page's content, never a running head (a
+label on every page of a set of forms); a line repeated mid-page (the same
+caption under several pictures) is content too. The plain-text pages keep them
+all, as printed.
 
 A document without a declared title is titled by the largest text on its
-first page, where that stands out from the body text, as a person would.
+first page, where that stands out from the body text, as a person would; a
+section number it opens with (it is then the first heading) is left out.
 """
 
 from __future__ import annotations
@@ -27,6 +33,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from docshelf.converters.base import OutlineEntry
+from docshelf.converters.declared import heading_title, is_numbered
 from docshelf.converters.markdown.model import CodeBlock, Link, Table
 from docshelf.converters.pdf.layout import Line, PageLayout
 from docshelf.converters.textutil import (
@@ -75,6 +82,9 @@ _NOT_TITLES = frozenset(
 )
 #: Lines this near a page's top or bottom may be running heads or feet...
 RUNNING_LINES = 3
+#: ...that sit within this share of the page's height from its top or bottom edge
+#: (its margins: a running head sits at 3-12 % of the height, a folio as low)...
+MARGIN_BAND = 0.15
 #: ...when found at the same height with the same text (numbers aside) on more
 #: than this share of the pages, and on at least three.
 RUNNING_SHARE = 0.5
@@ -132,9 +142,11 @@ def pdf_markdown(
     """Markdown for ``pages``; ``title`` (from metadata) opens it as ``#``."""
     heads = _running_lines(pages)
     title_lines: set[int] = set()
-    if not title and pages:
+    largest = not title and bool(pages)
+    if largest:
         title, title_lines = _largest_text(pages[0], set(heads[0]))
     running = _repeated(heads, title)
+    _keep_sole_content(pages, running)
     if running:
         running[0] |= title_lines
     placed_outline = [entry for entry in outline if entry.page is not None]
@@ -152,28 +164,20 @@ def pdf_markdown(
     for page, plan, dropped in zip(pages, plans, running, strict=True):
         plan.replaced.update(_folios(page.lines))
         plan.replaced.update(dropped)
+    if largest and title:
+        printed = (h.title for plan in plans for placed in plan.before.values() for h in placed)
+        title = heading_title(title, numbered=is_numbered(printed))
     found = _Found()
     links = tuple(dict.fromkeys(link for page in pages for link in page.links))
-    if not headings:
-        markdown = _paged_markdown(pages, plans, title, found)
-        return PdfMarkdown(markdown, (), title, links, *found.collected())
-    show_title = bool(title) and _normalized(headings[0].title) != _normalized(title or "")
+    show_title = bool(title) and (
+        not headings or _normalized(headings[0].title) != _normalized(title or "")
+    )
     offset = 1 if show_title else 0
     blocks: list[str] = [markdown_heading(1, title or "")] if show_title else []
     for page, plan in zip(pages, plans, strict=True):
         blocks.append(f"<!-- page {page.number} -->")
         blocks.extend(_page_blocks(page, plan, offset, found))
     return PdfMarkdown(_join(blocks), headings, title, links, *found.collected())
-
-
-def _paged_markdown(
-    pages: Sequence[PageLayout], plans: Sequence[_PagePlan], title: str | None, found: _Found
-) -> str:
-    blocks: list[str] = [markdown_heading(1, title)] if title else []
-    for page, plan in zip(pages, plans, strict=True):
-        blocks.append(f"## Page {page.number}")
-        blocks.extend(_page_blocks(page, plan, 0, found))
-    return _join(blocks)
 
 
 def _running_lines(pages: Sequence[PageLayout]) -> list[dict[int, str]]:
@@ -189,12 +193,38 @@ def _running_lines(pages: Sequence[PageLayout]) -> list[dict[int, str]]:
         here = {
             (_DIGITS.sub("#", collapse_whitespace(lines[index].text).casefold()), round(y)): index
             for index in sorted(ends)
-            if (y := lines[index].y) is not None and lines[index].table is None
+            if (y := lines[index].y) is not None
+            and lines[index].table is None
+            and _in_margin(y, page.bounds)
         }
         keys.append(here)
         counts.update(here.keys())
     least = max(3, int(RUNNING_SHARE * len(pages)) + 1)
     return [{index: key[0] for key, index in here.items() if counts[key] >= least} for here in keys]
+
+
+def _in_margin(y: float, bounds: tuple[float, float] | None) -> bool:
+    """Whether a baseline lies in the page's top or bottom margin band (unknown: may)."""
+    if bounds is None:
+        return True
+    bottom, top = bounds
+    band = MARGIN_BAND * (top - bottom)
+    return y >= top - band or y <= bottom + band
+
+
+def _keep_sole_content(pages: Sequence[PageLayout], dropped: Sequence[set[int]]) -> None:
+    """Keep the running lines of a page that holds nothing else but page numbers: there
+    they are the page's content (a label on each page of a set), and no page is emptied."""
+    for page, drop in zip(pages, dropped, strict=True):
+        content = [
+            index
+            for index, line in enumerate(page.lines)
+            if index not in drop and not _FOLIO.match(line.text)
+        ]
+        if drop and not content:
+            drop.difference_update(
+                index for index in list(drop) if not _FOLIO.match(page.lines[index].text)
+            )
 
 
 def _is_folio(text: str) -> bool:
@@ -318,8 +348,26 @@ def _page_blocks(page: PageLayout, plan: _PagePlan, offset: int, found: _Found) 
         else:
             text = links.applied(escape_markdown_line(line.text))
             paragraph.append(f"  {text}" if in_item else text)
+            if _is_label(lines, index, opens=len(paragraph) == 1):
+                flush()
     flush()
     return blocks
+
+
+def _is_label(lines: Sequence[Line], index: int, *, opens: bool) -> bool:
+    """Whether a line is a bold label ("Header", "Billing address") over the lines below:
+    set in bold on a line of its own, opening its paragraph, the next line not bold.
+    A bold phrase wrapped onto a line in mid-paragraph does not open one."""
+    line = lines[index]
+    after = lines[index + 1] if index + 1 < len(lines) else None
+    return (
+        line.bold
+        and opens
+        and len(line.text) <= MAX_HEADING_CHARS
+        and after is not None
+        and not after.bold
+        and after.table is None
+    )
 
 
 def _code_text(lines: Sequence[Line]) -> str:

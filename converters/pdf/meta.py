@@ -14,6 +14,7 @@ from typing import Any
 
 from pypdf import PdfReader
 
+from docshelf.converters.declared import declared_text, declared_title
 from docshelf.converters.textutil import collapse_whitespace
 
 #: Document-info keys we publish, under the names docshelf uses.
@@ -41,18 +42,19 @@ READ_ERRORS: tuple[type[Exception], ...] = (Exception,)
 
 @dataclass(frozen=True, slots=True)
 class PdfMetadata:
-    """Metadata as strings; ``title``/``subject`` also stand alone for Facts."""
+    """Metadata as strings; ``title``/``subject`` also stand alone for Facts, as declared
+    unless they are placeholders ("(anonymous)", "untitled"), which are missing."""
 
     values: Mapping[str, str] = field(default_factory=dict)
     language: str | None = None
 
     @property
     def title(self) -> str | None:
-        return self.values.get("title")
+        return declared_title(self.values.get("title"))
 
     @property
     def subject(self) -> str | None:
-        return self.values.get("subject")
+        return declared_text(self.values.get("subject"))
 
 
 def read_metadata(reader: PdfReader) -> PdfMetadata:

@@ -54,13 +54,8 @@ import pypdfium2 as pdfium
 import pypdfium2.raw as pdfium_c
 
 from docshelf.converters.markdown.model import Link
-from docshelf.converters.pdf.layout import (
-    FIXED_PITCH_FLAG,
-    Cell,
-    TextLine,
-    is_bold_name,
-    is_mono_name,
-)
+from docshelf.converters.pdf.fontface import face_of
+from docshelf.converters.pdf.layout import Cell, TextLine
 from docshelf.converters.pdf.tables import (
     MAX_RULE_THICKNESS,
     MAX_RULES,
@@ -103,8 +98,6 @@ SAME_LINE_OVERLAP = 0.5
 #: (TeX sets fraction numerators and denominators about 0.7 em off the axis;
 #: the next line is 1.1 em or more below).
 SAME_LINE_SHIFT = 0.8
-#: PDFium's weight (from the font's stem width) at or above which a face is bold.
-BOLD_WEIGHT = 600
 #: A line is split into cells only when it spans this many times the width its
 #: characters need (about half a font size each): table rows are spread out...
 WIDE_LINE = 1.4
@@ -259,13 +252,7 @@ class _Probe:
         face = self._faces.get(name)
         if face is None:
             # The flags are those of the font just named (FPDFText_GetFontInfo).
-            fixed_pitch = bool(self._flags.value & FIXED_PITCH_FLAG)
-            weight = pdfium_c.FPDFText_GetFontWeight(textpage, index)
-            readable = name.decode("latin-1")
-            face = (
-                is_bold_name(readable) or weight >= BOLD_WEIGHT,
-                fixed_pitch or is_mono_name(readable),
-            )
+            face = face_of(textpage, index, name.decode("latin-1"), self._flags.value)
             self._faces[name] = face
         return face
 
