@@ -17,7 +17,9 @@ import pytest
 
 from bench import bench_quality as bq
 from bench import markitdown_suite as ms
-from bench.quality_docs import Truth, build_spec_pdf, build_sphinx_html
+from bench import quality_measures as qm
+from bench.quality_docs import build_spec_pdf, build_sphinx_html
+from bench.quality_measures import Truth
 
 ROOT = Path(__file__).resolve().parents[1]
 QUALITY = [sys.executable, "-m", "bench", "quality"]
@@ -70,7 +72,7 @@ Setext heading
 
 
 def test_markdown_view_reads_headings_tables_links_code_and_lists() -> None:
-    view = bq.markdown_view(MARKDOWN)
+    view = qm.markdown_view(MARKDOWN)
     assert view.headings == [
         "2.1 ASN.1 syntax",
         "Setext heading",
@@ -84,7 +86,7 @@ def test_markdown_view_reads_headings_tables_links_code_and_lists() -> None:
 
 
 def test_recalls_against_a_known_truth() -> None:
-    view = bq.markdown_view(MARKDOWN)
+    view = qm.markdown_view(MARKDOWN)
     truth = Truth(
         headings=("ASN.1 syntax", "Setext heading", "Missing", "Missing too"),
         tables=((("Name", "Value"), ("alpha", "1"), ("gamma", "3")),),
@@ -95,7 +97,7 @@ def test_recalls_against_a_known_truth() -> None:
         text="alpha ≤ beta ≤ gamma",
         forbidden=(("¶", 0), ("Value", 0)),
     )
-    figures = bq.measure(truth, view)
+    figures = qm.measure(truth, view)
     assert figures["headings"] == 0.5  # the section number is ignored
     assert figures["tables"] == 4 / 6  # gamma and 3 are not there
     assert figures["links"] == 0.5  # a trailing slash is ignored
@@ -108,14 +110,14 @@ def test_recalls_against_a_known_truth() -> None:
 
 
 def test_symbols_words_and_cells_are_normalized() -> None:
-    assert bq.symbols("a \u2212 b ≤ c • ¹ ¶\ufffd Γ") == Counter(
+    assert qm.symbols("a \u2212 b ≤ c • ¹ ¶\ufffd Γ") == Counter(
         {"\u2212": 1, "≤": 1, "¹": 1, "¶": 1}
     )
-    assert bq.words("infor-\nmation ﬁne") == Counter({"information": 1, "fine": 1})
-    assert bq.bag_recall(Counter("aab"), Counter("aaab")) == 0.75
-    assert bq.bag_recall(Counter("a"), Counter()) is None
-    assert bq.heading_key("3.2. **Tables**¶") == bq.heading_key("tables")
-    table = bq.table_recall(((("a", "b"),),), [["a", "b", "c", "d", "e"]])
+    assert qm.words("infor-\nmation ﬁne") == Counter({"information": 1, "fine": 1})
+    assert qm.bag_recall(Counter("aab"), Counter("aaab")) == 0.75
+    assert qm.bag_recall(Counter("a"), Counter()) is None
+    assert qm.heading_key("3.2. **Tables**¶") == qm.heading_key("tables")
+    table = qm.table_recall(((("a", "b"),),), [["a", "b", "c", "d", "e"]])
     assert table == 0.0  # a row of five cells is not a two-cell row
 
 
@@ -128,11 +130,11 @@ def test_json_view_and_text_view() -> None:
         "links": [{"text": "x", "href": "https://x.example"}],
         "code_blocks": [{"language": None, "code": "x = 1"}],
     }
-    view = bq.json_view(document)
+    view = qm.json_view(document)
     assert view.headings == ["Intro"] and view.title == "T"
     assert view.table_rows == [["h"], ["c"]] and view.links == ["https://x.example"]
     assert view.code == ["x = 1"] and view.text == "Intro\nhello"
-    text = bq.text_view("Intro\n\nhello")
+    text = qm.text_view("Intro\n\nhello")
     assert text.headings == ["Intro", "hello"] and text.links is None
 
 
@@ -151,7 +153,7 @@ def test_spec_pdf_truth_matches_what_pdfium_reads() -> None:
     assert note == ""
     assert list(truth.headings) == list(document.truth.headings)  # the bookmarks
     assert set(truth.links) == set(document.truth.links)  # the URI annotations
-    assert bq.bag_recall(bq.words(truth.text), bq.words(document.truth.text)) == 1.0
+    assert qm.bag_recall(qm.words(truth.text), qm.words(document.truth.text)) == 1.0
 
 
 @pytest.mark.skipif(
