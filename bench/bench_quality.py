@@ -47,6 +47,7 @@ from typing import TYPE_CHECKING, Any
 from pypdf import PasswordType, PdfReader
 
 from bench.bench_convert import pdfium_page_texts
+from bench.defect_docs import OCR_DOCUMENTS, build_defects
 from bench.quality_docs import BuiltDocument, build_all
 from bench.quality_measures import (
     LOWER_IS_BETTER,
@@ -55,6 +56,8 @@ from bench.quality_measures import (
     markdown_view,
     measure,
 )
+from bench.quality_sets import SET_TITLES, SETS, file_table, suite_sources
+from bench.quality_sets import best_of as best_peer
 from bench.quality_tools import (
     PEER_NAMES,
     Peer,
@@ -65,6 +68,7 @@ from bench.quality_tools import (
 )
 from bench.shared import CORPUS_PDF
 from docshelf.converters import ConversionError
+from docshelf.converters.detect import HEAD_BYTES, detect_mime
 
 if TYPE_CHECKING:
     from bench.markitdown_suite import SuiteReport
@@ -155,8 +159,11 @@ def corpus_sources(
     return sources
 
 
-def built_sources(documents: Iterable[BuiltDocument]) -> list[Source]:
-    return [Source(d.name, d.mime_type, d.data, d.truth) for d in documents]
+def built_sources(
+    documents: Iterable[BuiltDocument], ocr: frozenset[str] = frozenset()
+) -> list[Source]:
+    """Sources of built documents; those named in ``ocr`` are read with OCR allowed."""
+    return [Source(d.name, d.mime_type, d.data, d.truth, ocr=d.name in ocr) for d in documents]
 
 
 # ----------------------------------------------------------------------- report
@@ -205,23 +212,6 @@ def show(value: float | None, measure_name: str) -> str:
     return f"{value:.3f}"
 
 
-def print_file(result: FileResult, columns: Sequence[tuple[str, str]] = COLUMNS) -> None:
-    print(f"\n## {result.name}" + (f"  ({result.note})" if result.note else ""))
-    for tool, error in result.errors.items():
-        print(f"  {tool} failed: {error}")
-    labels = [f"{tool} {fmt}" for tool, fmt in columns]
-    print(f"| {'measure':<9} | " + " | ".join(f"{label:>19}" for label in labels) + " |")
-    print(f"|{'-' * 11}|" + "|".join("-" * 20 + ":" for _ in labels) + "|")
-    for name in MEASURES:
-        cells = []
-        for tool, fmt in columns:
-            figures = result.figures.get(f"{tool}/{fmt}")
-            cells.append(show(figures.get(name) if figures else None, name))
-        if all(cell == "n/a" for cell in cells):
-            continue
-        print(f"| {name:<9} | " + " | ".join(f"{cell:>19}" for cell in cells) + " |")
-
-
 @dataclass
 class Loss:
     """A file where docshelf's Markdown is behind the bar: the best peer figure."""
@@ -258,14 +248,6 @@ class Verdict:
 def _peers_in(results: Sequence[FileResult]) -> list[str]:
     seen = {column.split("/")[0] for r in results for column in r.figures}
     return [*(p for p in PEER_NAMES if p in seen), *sorted(seen - {"docshelf", *PEER_NAMES})]
-
-
-def best_peer(name: str, figures: dict[str, float]) -> tuple[str, float]:
-    """The peer setting the bar for a measure: highest figure, lowest for leaks;
-    the first in ``figures``' order on a tie."""
-    pick = min if name in LOWER_IS_BETTER else max
-    bar = pick(figures.values())
-    return next(p for p, v in figures.items() if v == bar), bar
 
 
 def verdicts(results: Sequence[FileResult], peers: Sequence[str] | None = None) -> list[Verdict]:
@@ -418,6 +400,69 @@ def loss_json(loss: Loss) -> dict[str, Any]:
     }
 
 
+def set_list(value: str) -> list[str]:
+    """``--sets a,b``: known set names."""
+    names = [name.strip() for name in value.split(",") if name.strip()]
+    if not names or any(name not in SETS for name in names):
+        raise argparse.ArgumentTypeError(f"choose sets from {', '.join(SETS)}")
+    return names
+
+
+def set_sources(
+    name: str, pdf_dir: Path, patterns: Sequence[str] | None, notes: list[str]
+) -> list[Source]:
+    """The inputs of one set (:mod:`bench.quality_sets`), before ``--files``/``--exclude``."""
+    if name == "defects":
+        return built_sources(build_defects(notes), ocr=OCR_DOCUMENTS)
+    if name == "markitdown":
+        from bench import markitdown_suite as suite
+
+        if not (suite.SUITE_DIR / "vectors.json").is_file():
+            return []  # markitdown_suite() notes it
+        paths = suite.suite_files(suite.SUITE_DIR, None)
+        mime_of = {p.name: detect_mime(p.read_bytes()[:HEAD_BYTES], p.name) for p in paths}
+        return suite_sources(suite.SUITE_DIR, paths, mime_of, notes)
+    corpus: list[Source] = []
+    if pdf_dir.is_dir():
+        corpus = corpus_sources(pdf_dir, notes, patterns)
+    else:
+        notes.append(f"no corpus at {pdf_dir} (set DOCSHELF_SHARED): built documents only")
+    return [*corpus, *built_sources(build_all())]
+
+
+def set_json(
+    results: Sequence[FileResult], verdict_list: Sequence[Verdict], peer_names: Sequence[str]
+) -> dict[str, Any]:
+    """One set's files, means and verdicts, as the JSON report has them."""
+    return {
+        "files": [
+            {
+                "name": r.name,
+                "kind": r.kind,
+                "note": r.note,
+                "errors": r.errors,
+                "figures": r.figures,
+            }
+            for r in results
+        ],
+        "summary": summary(results, columns_for(peer_names)),
+        "verdicts": [
+            {
+                "measure": v.measure,
+                "passed": v.passed,
+                "files": v.files,
+                "losses": [loss_json(loss) for loss in v.losses],
+                "leads": v.leads,
+                "by_peer": {
+                    peer: {"files": t.files, "losses": t.losses, "leads": t.leads}
+                    for peer, t in v.by_peer.items()
+                },
+            }
+            for v in verdict_list
+        ],
+    }
+
+
 def markitdown_suite(
     patterns: Sequence[str] | None,
     exclude: Sequence[str] | None,
@@ -467,6 +512,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         help=f"the peers to compare with ({','.join(PEER_NAMES)}; default: every installed "
         "one); a peer named here must be installed",
     )
+    parser.add_argument(
+        "--sets",
+        type=set_list,
+        default=list(SETS),
+        metavar="NAME,NAME",
+        help=f"the sets to run ({','.join(SETS)}; default: all three)",
+    )
     parser.add_argument("--strict", action="store_true", help="exit 1 when a measure FAILs")
     args = parser.parse_args(argv)
     logging.getLogger("pdfminer").setLevel(logging.ERROR)
@@ -482,52 +534,30 @@ def main(argv: Sequence[str] | None = None) -> int:
             )
         for name, how in missing.items():
             notes.append(f"{name} is not importable ({how}): no {name} column")
-    if args.pdf_dir.is_dir():
-        sources = corpus_sources(args.pdf_dir, notes, args.files)
-    else:
-        sources = []
-        notes.append(f"no corpus at {args.pdf_dir} (set DOCSHELF_SHARED): built documents only")
-    sources = select([*sources, *built_sources(build_all())], args.files, args.exclude)
-    results = [evaluate(source, peers=peers) for source in sources]
     peer_names = [peer.name for peer in peers]
-    verdict_list = verdicts(results, peer_names)
-    suite = markitdown_suite(args.files, args.exclude, "markitdown" in peer_names, notes)
+    chosen = [name for name in SETS if name in args.sets]
+    sets = {
+        name: select(set_sources(name, args.pdf_dir, args.files, notes), args.files, args.exclude)
+        for name in chosen
+    }
+    results = {name: [evaluate(s, peers=peers) for s in sources] for name, sources in sets.items()}
+    judged = {name: verdicts(found, peer_names) for name, found in results.items() if found}
+    suite = None
+    if "markitdown" in chosen:
+        suite = markitdown_suite(args.files, args.exclude, "markitdown" in peer_names, notes)
+    corpus = results.get("corpus", [])
     if args.json:
         print(
             json.dumps(
                 {
                     "notes": notes,
                     "peers": {peer.name: peer.version for peer in peers},
-                    "files": [
-                        {
-                            "name": r.name,
-                            "kind": r.kind,
-                            "note": r.note,
-                            "errors": r.errors,
-                            "figures": r.figures,
-                        }
-                        for r in results
-                    ],
-                    "summary": summary(results, columns_for(peer_names)),
+                    **set_json(corpus, judged.get("corpus", []), peer_names),
+                    "sets": {
+                        name: set_json(found, judged.get(name, []), peer_names)
+                        for name, found in results.items()
+                    },
                     "markitdown_suite": suite.as_json() if suite else None,
-                    "verdicts": [
-                        {
-                            "measure": v.measure,
-                            "passed": v.passed,
-                            "files": v.files,
-                            "losses": [loss_json(loss) for loss in v.losses],
-                            "leads": v.leads,
-                            "by_peer": {
-                                peer: {
-                                    "files": t.files,
-                                    "losses": t.losses,
-                                    "leads": t.leads,
-                                }
-                                for peer, t in v.by_peer.items()
-                            },
-                        }
-                        for v in verdict_list
-                    ],
                 },
                 indent=2,
                 ensure_ascii=False,
@@ -538,12 +568,22 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"note: {note}")
         if peers:
             print("peers: " + ", ".join(f"{p.name} {p.version}".strip() for p in peers))
-        for result in results:
-            print_file(result, columns_for(peer_names))
-        if results:
-            print_summary(results, verdict_list, peer_names)
-        if suite:
-            suite.show()
+        for name, found in results.items():
+            print(f"\n# Set {SET_TITLES[name]}: {len(found)} files")
+            behind = [
+                r.name
+                for r in found
+                if file_table(r.name, r.note, r.errors, r.figures, peer_names).behind
+            ]
+            if found:
+                print_summary(found, judged[name], peer_names)
+                print(
+                    f"\nset {name}: docshelf behind the best peer on {len(behind)} of "
+                    f"{len(found)} files" + (f": {', '.join(behind)}" if behind else "")
+                )
+            if name == "markitdown" and suite:
+                suite.show()
+    verdict_list = [v for found in judged.values() for v in found]
     failed = any(not v.passed for v in verdict_list) or bool(suite and not suite.passed)
     return 1 if args.strict and failed else 0
 
