@@ -79,7 +79,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from bench.bench_quality import bag_recall, matches, plain_inline, words
+from bench.bench_quality import matches
+from bench.quality_measures import bag_recall, plain_inline, words
 from bench.shared import SHARED
 from docshelf.converters import ConversionError, registry
 from docshelf.converters.detect import HEAD_BYTES, detect_mime

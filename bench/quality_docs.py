@@ -20,22 +20,10 @@ from xml.sax.saxutils import escape
 
 from fpdf import FPDF
 
+from bench.quality_measures import Truth
+
 FONT_DIRS = (Path("/usr/share/fonts"), Path("/usr/local/share/fonts"))
 FIXED_DATE = datetime(2024, 1, 2, 3, 4, 5, tzinfo=UTC)
-
-
-@dataclass(frozen=True)
-class Truth:
-    """What a faithful conversion of one document keeps (empty: not measured)."""
-
-    headings: tuple[str, ...] = ()
-    tables: tuple[tuple[tuple[str, ...], ...], ...] = ()  # tables of rows of cells
-    links: tuple[str, ...] = ()  # hrefs
-    code: tuple[str, ...] = ()  # code blocks as written
-    lists: tuple[tuple[str, int], ...] = ()  # (item text, depth from 0)
-    titles: tuple[str, ...] = ()  # acceptable titles (any one matches)
-    text: str = ""  # the visible text: words and symbols are counted from it
-    forbidden: tuple[tuple[str, int], ...] = ()  # (string, occurrences allowed)
 
 
 @dataclass(frozen=True)

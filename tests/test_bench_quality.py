@@ -17,7 +17,12 @@ import pytest
 
 from bench import bench_quality as bq
 from bench import markitdown_suite as ms
-from bench.quality_docs import Truth, build_spec_pdf, build_sphinx_html
+from bench import quality_measures as qm
+from bench import quality_sets as qs
+from bench.defect_docs import OCR_DOCUMENTS, build_defects
+from bench.defect_pdfs import LABEL
+from bench.quality_docs import build_spec_pdf, build_sphinx_html
+from bench.quality_measures import Truth
 
 ROOT = Path(__file__).resolve().parents[1]
 QUALITY = [sys.executable, "-m", "bench", "quality"]
@@ -70,7 +75,7 @@ Setext heading
 
 
 def test_markdown_view_reads_headings_tables_links_code_and_lists() -> None:
-    view = bq.markdown_view(MARKDOWN)
+    view = qm.markdown_view(MARKDOWN)
     assert view.headings == [
         "2.1 ASN.1 syntax",
         "Setext heading",
@@ -84,7 +89,7 @@ def test_markdown_view_reads_headings_tables_links_code_and_lists() -> None:
 
 
 def test_recalls_against_a_known_truth() -> None:
-    view = bq.markdown_view(MARKDOWN)
+    view = qm.markdown_view(MARKDOWN)
     truth = Truth(
         headings=("ASN.1 syntax", "Setext heading", "Missing", "Missing too"),
         tables=((("Name", "Value"), ("alpha", "1"), ("gamma", "3")),),
@@ -95,7 +100,7 @@ def test_recalls_against_a_known_truth() -> None:
         text="alpha ≤ beta ≤ gamma",
         forbidden=(("¶", 0), ("Value", 0)),
     )
-    figures = bq.measure(truth, view)
+    figures = qm.measure(truth, view)
     assert figures["headings"] == 0.5  # the section number is ignored
     assert figures["tables"] == 4 / 6  # gamma and 3 are not there
     assert figures["links"] == 0.5  # a trailing slash is ignored
@@ -108,14 +113,14 @@ def test_recalls_against_a_known_truth() -> None:
 
 
 def test_symbols_words_and_cells_are_normalized() -> None:
-    assert bq.symbols("a \u2212 b ≤ c • ¹ ¶\ufffd Γ") == Counter(
+    assert qm.symbols("a \u2212 b ≤ c • ¹ ¶\ufffd Γ") == Counter(
         {"\u2212": 1, "≤": 1, "¹": 1, "¶": 1}
     )
-    assert bq.words("infor-\nmation ﬁne") == Counter({"information": 1, "fine": 1})
-    assert bq.bag_recall(Counter("aab"), Counter("aaab")) == 0.75
-    assert bq.bag_recall(Counter("a"), Counter()) is None
-    assert bq.heading_key("3.2. **Tables**¶") == bq.heading_key("tables")
-    table = bq.table_recall(((("a", "b"),),), [["a", "b", "c", "d", "e"]])
+    assert qm.words("infor-\nmation ﬁne") == Counter({"information": 1, "fine": 1})
+    assert qm.bag_recall(Counter("aab"), Counter("aaab")) == 0.75
+    assert qm.bag_recall(Counter("a"), Counter()) is None
+    assert qm.heading_key("3.2. **Tables**¶") == qm.heading_key("tables")
+    table = qm.table_recall(((("a", "b"),),), [["a", "b", "c", "d", "e"]])
     assert table == 0.0  # a row of five cells is not a two-cell row
 
 
@@ -128,11 +133,11 @@ def test_json_view_and_text_view() -> None:
         "links": [{"text": "x", "href": "https://x.example"}],
         "code_blocks": [{"language": None, "code": "x = 1"}],
     }
-    view = bq.json_view(document)
+    view = qm.json_view(document)
     assert view.headings == ["Intro"] and view.title == "T"
     assert view.table_rows == [["h"], ["c"]] and view.links == ["https://x.example"]
     assert view.code == ["x = 1"] and view.text == "Intro\nhello"
-    text = bq.text_view("Intro\n\nhello")
+    text = qm.text_view("Intro\n\nhello")
     assert text.headings == ["Intro", "hello"] and text.links is None
 
 
@@ -151,7 +156,7 @@ def test_spec_pdf_truth_matches_what_pdfium_reads() -> None:
     assert note == ""
     assert list(truth.headings) == list(document.truth.headings)  # the bookmarks
     assert set(truth.links) == set(document.truth.links)  # the URI annotations
-    assert bq.bag_recall(bq.words(truth.text), bq.words(document.truth.text)) == 1.0
+    assert qm.bag_recall(qm.words(truth.text), qm.words(document.truth.text)) == 1.0
 
 
 @pytest.mark.skipif(
@@ -183,7 +188,7 @@ def test_docshelf_keeps_at_least_what_markitdown_keeps_on_every_file() -> None:
     each measure at least markitdown's (``--strict`` exits 1 on any FAIL). The peer set
     is explicit, so a machine with pymupdf4llm installed runs what CI runs."""
     returncode, report = run_quality(
-        "--strict", "--peers", "markitdown", "--exclude", "markitdown/*", timeout=300, check=False
+        "--strict", "--peers", "markitdown", "--sets", "corpus", timeout=300, check=False
     )
     losses = {v["measure"]: v["losses"] for v in report["verdicts"] if not v["passed"]}
     assert returncode == 0 and not losses, losses
@@ -310,8 +315,8 @@ def test_docshelf_keeps_at_least_what_the_best_peer_keeps_on_every_file() -> Non
         "--strict",
         "--peers",
         "markitdown,pymupdf4llm",
-        "--exclude",
-        "markitdown/*",
+        "--sets",
+        "corpus",
         timeout=300,
         check=False,
     )
@@ -376,7 +381,15 @@ def test_markitdown_suite_fails_on_the_known_files_only() -> None:
     no must-not string, at or above markitdown on every file, and the extra checks. The
     FAIL stays visible; CI holds it to exactly :data:`KNOWN_FAILURES`."""
     returncode, report = run_quality(
-        "--strict", "--peers", "markitdown", "--files", "markitdown/*", timeout=300, check=False
+        "--strict",
+        "--peers",
+        "markitdown",
+        "--sets",
+        "markitdown",
+        "--files",
+        "markitdown/*",
+        timeout=300,
+        check=False,
     )
     suite = report["markitdown_suite"]
     failing = {gap["file"] for gap in suite["gaps"]}
@@ -415,3 +428,97 @@ def test_rlink_check_sees_a_converter_that_opens_the_external_file() -> None:
         data = ms.relinked_docx(path.read_bytes(), external.as_uri())
         assert ms.never_read(lambda: reading(data), external)[0] is False
         assert ms.never_read(lambda: docshelf(data), external)[0] is True
+
+
+# ------------------------------------------------------------ the three sets (issue 26)
+
+
+def test_pairs_and_lines_read_labels_with_their_values() -> None:
+    """A pair counts in two cells of a row, or as one "label: value" stretch; run into one
+    cell with the next pair, it does not. A line counts each time it stands alone."""
+    view = qm.markdown_view(
+        "| Insured name | Gabriel Diaz | | Year | 2022 |\n|---|---|---|---|---|\n"
+        "| Claim # SF-1008 Make Jeep | |\n\n**Policy #:** POL-2022-555\n\n"
+        "Exhibit 4\n\n# Exhibit 4\n\nExhibit 4 and more\n"
+    )
+    truth = Truth(
+        pairs=(
+            ("Insured name", "Gabriel Diaz"),
+            ("Year", "2022"),
+            ("Claim #", "SF-1008"),
+            ("Policy #", "POL-2022-555"),
+        ),
+        lines=("Exhibit 4",) * 3,
+    )
+    figures = qm.measure(truth, view)
+    assert figures["pairs"] == 3 / 4  # the claim pair is run into one cell with the make
+    assert figures["lines"] == 2 / 3  # the third is part of a longer line
+    text = qm.measure(truth, qm.text_view("Policy #: POL-2022-555\tYear: 2022"))
+    assert text["pairs"] == 2 / 4
+
+
+def test_defect_documents_carry_their_truth() -> None:
+    """Set (c): one document per defect class, each with a truth to measure; the scans
+    are image-only (no text for PDFium) and docshelf reads them with OCR allowed."""
+    notes: list[str] = []
+    documents = {d.name: d for d in build_defects(notes)}
+    assert {
+        "defects/scan-150dpi.pdf",
+        "defects/scan-200dpi.pdf",
+        "defects/label-pages.pdf",
+        "defects/captions.pdf",
+        "defects/framed-form.pdf",
+        "defects/inventory.pdf",
+        "defects/schedule.pdf",
+        "defects/placeholder-nul.pdf",
+        "defects/structureless.pdf",
+        "defects/link-in-cell.pdf",
+        "defects/bold-labels.pdf",
+        "defects/numbered-heading.pdf",
+        "defects/xml-sample.pdf",
+        "defects/equations.docx",
+        "defects/chrome.html",
+    } <= set(documents)
+    assert all(d.truth.text for d in documents.values())
+    assert bq.pdfium_text(documents["defects/scan-200dpi.pdf"].data).strip() == ""
+    assert len(documents["defects/schedule.pdf"].truth.tables[0][0]) == 12
+    label = bq.pdfium_text(documents["defects/label-pages.pdf"].data)
+    assert label.count(LABEL) == 4
+    sources = {s.name: s for s in bq.built_sources(documents.values(), ocr=OCR_DOCUMENTS)}
+    assert sources["defects/scan-150dpi.pdf"].ocr and not sources["defects/inventory.pdf"].ocr
+
+
+def test_file_table_says_where_docshelf_is_behind(capsys: pytest.CaptureFixture[str]) -> None:
+    figures: dict[str, dict[str, float | None]] = {
+        "docshelf/markdown": {"words": 0.5, "leaks": 0.0, "title": 1.0},
+        "markitdown/markdown": {"words": 0.9, "leaks": 2.0, "title": None},
+        "pymupdf4llm/markdown": {"words": 1.0, "leaks": 0.0, "title": 0.0},
+    }
+    line = qs.file_table("x.pdf", "", {}, figures, ["markitdown", "pymupdf4llm"])
+    out = capsys.readouterr().out
+    assert line.behind == ["words 0.500 vs 1.000 (pymupdf4llm)"] and line.ahead == ["title"]
+    assert "1.000 pymupdf4llm" in out and "BEHIND the best peer on: words" in out
+
+
+@pytest.mark.skipif(NO_SUITE, reason=SUITE_MISSING)
+def test_suite_truth_comes_from_its_expected_outputs_tests_and_vectors() -> None:
+    """Set (b)'s truth: the expected output's table rows as label/value pairs, the
+    reference tests' strings (parsed, never run), the vectors' strings."""
+    notes: list[str] = []
+    names = [
+        "REPAIR-2022-INV-001_multipage.pdf",
+        "masterformat_partial_numbering.pdf",
+        "test.docx",
+        "test.wav",
+    ]
+    paths = [ms.SUITE_DIR / "test_files" / name for name in names]
+    mime = {p.name: "application/octet-stream" for p in paths}
+    sources = {s.name: s for s in qs.suite_sources(ms.SUITE_DIR, paths, mime, notes)}
+    repair = sources["markitdown/REPAIR-2022-INV-001_multipage.pdf"].truth
+    assert ("Insured name", "Gabriel Diaz") in repair.pairs and ("Year", "2022") in repair.pairs
+    assert ("Gabriel Diaz", "Year") not in repair.pairs  # an empty column between
+    assert (
+        "Ken Sargent House" in sources["markitdown/masterformat_partial_numbering.pdf"].truth.text
+    )
+    assert "Introduction" in sources["markitdown/test.docx"].truth.headings
+    assert "markitdown/test.wav" not in sources and any("test.wav" in n for n in notes)
