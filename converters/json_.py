@@ -47,7 +47,7 @@ class JsonConverter:
     """Converts JSON documents."""
 
     name = "json"
-    version = "4"
+    version = "5"
 
     def accepts(self, source: Source) -> bool:
         mime = source.base_mime_type

@@ -7,12 +7,14 @@ read, because a PDF with bad metadata is still a document worth serving.
 
 from __future__ import annotations
 
+import codecs
 import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from pypdf import PdfReader
+from pypdf.generic import ByteStringObject
 
 from docshelf.converters.declared import declared_text, declared_title
 from docshelf.converters.textutil import collapse_whitespace
@@ -143,7 +145,20 @@ def _xmp_text(value: Any) -> str | None:
 def _text(value: Any) -> str:
     if hasattr(value, "get_object"):
         value = value.get_object()
+    if isinstance(value, ByteStringObject):
+        value = _decoded(bytes(value))
     return collapse_whitespace(str(value))
+
+
+def _decoded(raw: bytes) -> str:
+    """A string pypdf left as bytes (PDFDocEncoding it could not map: a NUL, say), whose
+    ``str()`` guesses UTF-16 by its length. A PDF text string is UTF-16 or UTF-8 when it
+    opens with a byte-order mark, else PDFDocEncoding (ISO 32000-2, 7.9.2.2), which
+    agrees with Latin-1 on every printable byte that matters here."""
+    for bom, codec in ((codecs.BOM_UTF16_BE, "utf-16-be"), (codecs.BOM_UTF8, "utf-8")):
+        if raw.startswith(bom):
+            return raw[len(bom) :].decode(codec, "replace")
+    return raw.decode("latin-1")
 
 
 def _language(reader: PdfReader) -> str | None:

@@ -68,6 +68,21 @@ def test_a_nul_terminated_pdf_title_loses_its_nul() -> None:
     assert "\x00" not in text_of(result, "text/markdown")
 
 
+@pytest.mark.parametrize("title", ["Reading rooms", "Salle de lecture — été"])
+def test_a_nul_title_written_as_it_comes_is_decoded_by_its_encoding(title: str) -> None:
+    """fpdf2 writes a title as bytes: PDFDocEncoding, or UTF-16 with a byte-order mark.
+    pypdf hands back a PDFDocEncoding string with a NUL in it as raw bytes, whose str()
+    is a UTF-16 guess: the title was mojibake ("慈扲畯..."). A PDF string is
+    PDFDocEncoding unless it opens with a byte-order mark (ISO 32000-1, 7.9.2.2)."""
+    pdf = FPDF()
+    pdf.set_title(f"{title}\x00")
+    pdf.add_page()
+    pdf.set_font("Helvetica", size=11)
+    pdf.cell(0, 6, "Shelves, cabinets and the books on them.")
+    result = convert(bytes(pdf.output()), "application/pdf", "r.pdf")
+    assert result.facts.title == title
+
+
 def test_a_word_print_job_name_is_no_title() -> None:
     title = "Microsoft Word - inventory_v3.docx"
     result = convert(_pdf({"/Title": title}), "application/pdf", "r.pdf")
