@@ -21,7 +21,7 @@ import os
 import re
 import warnings
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
@@ -61,6 +61,11 @@ IMAGE_EXTENSIONS = frozenset(
 )
 #: Images larger than this are not read (the conversion runner's own cap is lower by default).
 MAX_IMAGE_BYTES = 512 * 1024 * 1024
+#: Pillow's names of the formats it decodes, which OCR can read (HEIC it cannot)...
+OCR_FORMATS = frozenset({"PNG", "JPEG", "MPO", "TIFF", "WEBP", "GIF", "BMP", "AVIF"})
+#: ...when the picture has at most this many pixels (decoding a bigger one to shrink it
+#: for OCR would take more memory than a worker has).
+OCR_MAX_PIXELS = 120_000_000
 #: The setting that lets GPS coordinates into the conversions (app/settings.py: image_gps).
 GPS_SETTING = "DOCSHELF_IMAGE_GPS"
 #: What pydantic reads as true for a bool setting (app/settings.py validates it at start).
@@ -126,8 +131,8 @@ class ImageConverter:
 
     @property
     def version(self) -> str:
-        """ "1", or "1+gps" when GPS is read: a different setting is a different conversion."""
-        return "1+gps" if gps_enabled() else "1"
+        """ "2", or "2+gps" when GPS is read: a different setting is a different conversion."""
+        return "2+gps" if gps_enabled() else "2"
 
     def accepts(self, source: Source) -> bool:
         return source.base_mime_type in IMAGE_MIME_TYPES or source.extension in IMAGE_EXTENSIONS
@@ -139,7 +144,10 @@ class ImageConverter:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             picture = read_picture(source.data)
-        return media_result(source, picture.report(with_gps=gps_enabled()))
+        report = picture.report(with_gps=gps_enabled())
+        if picture.ocr_readable:
+            report = replace(report, ocr_pages=(1,))
+        return media_result(source, report)
 
 
 @dataclass(slots=True)
@@ -156,6 +164,17 @@ class Picture:
     gps: Mapping[str, float] = field(default_factory=dict)
     xmp: Mapping[str, str] = field(default_factory=dict)
     rotation: int = 0  # HEIF: degrees counter-clockwise to display it
+    pillow: bool = True  # Pillow reads it (HEIF's facts come from its boxes instead)
+
+    @property
+    def ocr_readable(self) -> bool:
+        """Whether OCR can read it: Pillow decodes its format, and it is not too big to."""
+        return (
+            self.pillow
+            and self.format in OCR_FORMATS
+            and bool(self.width and self.height)
+            and (self.width or 0) * (self.height or 0) <= OCR_MAX_PIXELS
+        )
 
     def report(self, *, with_gps: bool) -> MediaReport:
         exif, xmp = self.exif, self.xmp
@@ -318,6 +337,7 @@ def _heif_picture(data: bytes) -> Picture:
         gps=gps_facts(exif),
         xmp=read_xmp(heif.xmp),
         rotation=heif.rotation,
+        pillow=False,
     )
 
 

@@ -47,6 +47,8 @@ class MediaReport:
     data: Mapping[str, Any]
     #: Flat facts for the index (author, created, ...).
     metadata: Mapping[str, str] = field(default_factory=dict)
+    #: Pages OCR could read (1 for a picture with text to read), for :attr:`Facts.ocr_pages`.
+    ocr_pages: tuple[int, ...] = ()
 
 
 def media_result(source: Source, report: MediaReport) -> ConversionResult:
@@ -68,6 +70,7 @@ def media_result(source: Source, report: MediaReport) -> ConversionResult:
         description=summarize(description) or description[:200],
         outline=model.headings,
         metadata=dict(report.metadata),
+        ocr_pages=report.ocr_pages,
     )
     return markdown_result(
         source,

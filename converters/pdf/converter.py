@@ -41,6 +41,7 @@ from docshelf.converters.pdf.layout import PageLayout, empty_layout, extract_lay
 from docshelf.converters.pdf.markdown import pdf_markdown
 from docshelf.converters.pdf.meta import READ_ERRORS, read_metadata
 from docshelf.converters.pdf.outline import read_outline
+from docshelf.converters.pdf.scanned import pages_needing_ocr
 from docshelf.converters.pdf.text import extract_pages
 from docshelf.converters.textutil import summarize
 
@@ -59,7 +60,7 @@ class PdfConverter:
     """Converts PDF documents with pypdf (structure) and PDFium (page text)."""
 
     name = "pdf"
-    version = "4"
+    version = "5"
 
     def accepts(self, source: Source) -> bool:
         return source.base_mime_type in _PDF_MIME_TYPES or source.extension == ".pdf"
@@ -73,6 +74,7 @@ class PdfConverter:
         layouts, unreadable = _layouts(data, opened)
         page_count = max(len(layouts), opened.declared_page_count)
         layouts.extend(empty_layout(number) for number in range(len(layouts) + 1, page_count + 1))
+        ocr_pages = pages_needing_ocr(data, layouts)
 
         structured = pdf_markdown(layouts, outline, metadata.title)
         page_texts = [layout.text for layout in layouts]
@@ -93,6 +95,7 @@ class PdfConverter:
             language=metadata.language,
             outline=outline or structured.headings,
             metadata=values,
+            ocr_pages=ocr_pages,
         )
         pages = [
             Page(layout.number, text) for layout, text in zip(layouts, page_texts, strict=True)

@@ -111,12 +111,12 @@ def test_gps_is_left_out_unless_the_setting_lets_it_in(monkeypatch: pytest.Monke
     monkeypatch.delenv("DOCSHELF_IMAGE_GPS", raising=False)
     without = convert(photo, "image/jpeg", "a.jpg")
     assert "gps" not in data_of(without) and "48.85" not in text(without, "text/markdown")
-    assert converter.version == "1"
+    assert converter.version == "2"
     monkeypatch.setenv("DOCSHELF_IMAGE_GPS", "1")
     with_gps = convert(photo, "image/jpeg", "a.jpg")
     assert data_of(with_gps)["gps"] == {"latitude": 48.8583, "longitude": -2.2945, "altitude": 35.0}
     assert "| GPS | 48.858300, -2.294500, 35 m |" in text(with_gps, "text/markdown")
-    assert converter.version == "1+gps"  # the cache key changes: toggling converts again
+    assert converter.version == "2+gps"  # the cache key changes: toggling converts again
 
 
 def test_xmp_gives_the_title_description_and_author() -> None:
