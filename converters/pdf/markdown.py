@@ -170,7 +170,8 @@ def _paged_markdown(
 ) -> str:
     blocks: list[str] = [markdown_heading(1, title)] if title else []
     for page, plan in zip(pages, plans, strict=True):
-        blocks.append(f"## Page {page.number}")
+        # A page without text gets no heading of its own (it would head nothing).
+        blocks.append(f"## Page {page.number}" if page.lines else f"<!-- page {page.number} -->")
         blocks.extend(_page_blocks(page, plan, 0, found))
     return _join(blocks)
 
