@@ -5,7 +5,7 @@ OCR is slow (about a second a page), so it is a second pass: a conversion withou
 :attr:`~docshelf.converters.base.Facts.ocr_pages`, and the builder converts the
 document again with ``ocr`` set when :func:`ocr_enabled` and not
 :func:`ocr_unavailable`. The engine is Tesseract, run as a child process
-(:mod:`converters.ocr.tesseract`); ``docs/ocr.md`` says why, with the
+(:mod:`converters.ocr.tesseract`); ``bench/README.md`` (OCR) says why, with the
 measurements. It is a system package (``apt-get install tesseract-ocr``), not a
 Python one: nothing is downloaded, and without it OCR is off with that reason.
 
