@@ -8,8 +8,9 @@ why, and the conversion goes on with the other pages.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
@@ -28,6 +29,9 @@ if TYPE_CHECKING:
 #: Pictures with more pixels than this are shrunk before OCR (an A4 page at
 #: 200 dpi has 3.9 million; a poster scanned at 600 dpi has hundreds).
 MAX_OCR_PIXELS = 16_000_000
+
+# A bullet misread: one of these alone at the start of a line, before a word.
+_MISREAD_BULLET = re.compile(r"^[*+«·•] (?=\w)")
 
 
 class NoText(StrEnum):
@@ -118,7 +122,14 @@ def read_image(image: Image.Image, *, dpi: int, unit_scale: float = 1.0) -> Read
     except OcrFailed as exc:
         return Reading((), engine_name(), NoText.OCR_FAILED, str(exc))
     factor = shrink * unit_scale
-    return Reading(tuple(_scaled(line, factor) for line in found), engine_name())
+    return Reading(tuple(_scaled(bulleted(line), factor) for line in found), engine_name())
+
+
+def bulleted(line: OcrLine) -> OcrLine:
+    """The line with a list bullet read as ``*``, ``+``, ``«`` or ``·`` put back as ``•``
+    (Tesseract's English model has no bullet; the Markdown writer knows ``•`` as one)."""
+    text = _MISREAD_BULLET.sub("• ", line.text, count=1)
+    return line if text == line.text else replace(line, text=text)
 
 
 def mean_confidence(readings: Sequence[Reading]) -> float | None:

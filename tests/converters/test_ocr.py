@@ -18,7 +18,8 @@ from docshelf.converters.ocr import (
     ocr_identity,
     ocr_unavailable,
 )
-from docshelf.converters.ocr.tesseract import installed
+from docshelf.converters.ocr.reading import bulleted
+from docshelf.converters.ocr.tesseract import OcrLine, installed
 from docshelf.converters.pdf.converter import PdfConverter
 from tests.support.results import json_of, markdown_of, text_of
 from tests.support.scans import image_pdf, png, text_picture
@@ -180,3 +181,13 @@ def test_an_ocr_pass_reads_the_text_in_a_picture(
     assert [line["text"] for line in document["data"]["ocr"]["lines"]] == FIRST_PAGE
     assert result.facts.metadata["ocr_pages"] == "1"
     assert any("no text layer" in segment.text for segment in result.segments())
+
+
+def test_bullets_tesseract_misreads_become_bullets_again() -> None:
+    def line(text: str) -> OcrLine:
+        return OcrLine(text, (0, 0, 10, 10), 0.9, 1, 1)
+
+    assert bulleted(line("* Hypertension (2019)")).text == "• Hypertension (2019)"
+    assert bulleted(line("+ Type 2 Diabetes")).text == "• Type 2 Diabetes"
+    assert bulleted(line("2 + 2 = 4")).text == "2 + 2 = 4"
+    assert bulleted(line("*emphasis*")).text == "*emphasis*"
