@@ -28,11 +28,13 @@ FROM python:3.11-slim-bookworm
 # DejaVu (Latin, Greek, Cyrillic, basic Arabic, math), Noto Sans CJK (Chinese, Japanese,
 # Korean; ~90 MB, only the glyphs a document uses are embedded), Noto Arabic UI (the
 # Persian and Urdu letters DejaVu lacks). converters/render/fonts.py finds them by file name.
+# Tesseract (Apache-2.0) reads scanned pages and pictures (docs/formats.md, OCR); add
+# tesseract-ocr-LANG packages (and name them in the OCR languages setting) for others.
 # Versions are not pinned: the Debian stable release is, and its security updates should land.
 # hadolint ignore=DL3008
 RUN apt-get update \
  && apt-get install -y --no-install-recommends libmagic1 fonts-dejavu-core fonts-noto-cjk \
-      fonts-noto-ui-core \
+      fonts-noto-ui-core tesseract-ocr tesseract-ocr-eng \
  && rm -rf /var/lib/apt/lists/*
 RUN groupadd --system --gid 10001 docshelf \
  && useradd --system --uid 10001 --gid docshelf --home-dir /data --no-create-home \

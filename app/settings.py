@@ -101,7 +101,9 @@ class Settings(BaseSettings):
         description="read pages that carry only pictures of text (scans, photos) by OCR, "
         "in a second pass after every cheaper conversion",
     )
-    ocr_languages: str = Field("en", description="languages OCR reads, comma-separated")
+    ocr_languages: str = Field(
+        "eng", description="languages OCR reads, Tesseract's names, comma- or plus-separated"
+    )
     ocr_page_timeout: float = Field(30.0, gt=0, description="seconds OCR may spend on one page")
     admin_token: str | None = None
     log_level: str = "info"

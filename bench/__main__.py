@@ -1,5 +1,5 @@
 """``python -m bench NAME``: run one benchmark (index, convert, live, serve, search, quality,
-render, soak, families)."""
+render, soak, families, ocr)."""
 
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ BENCHMARKS = {
     "render": "bench.bench_render",
     "soak": "bench.bench_soak",
     "families": "bench.bench_families",
+    "ocr": "bench.bench_ocr",
 }
 
 

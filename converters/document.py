@@ -25,6 +25,10 @@ NO_DATA: Any = object()
 class Page:
     number: int
     text: str
+    #: What OCR read on the page (``$defs/ocr`` of the schema), when it ran.
+    ocr: Mapping[str, Any] | None = None
+    #: Why the page has no text ("blank", "needs_ocr", "ocr_timeout", ...), when it has none.
+    no_text: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,6 +104,8 @@ def document_dict(document: DocumentData) -> dict[str, Any]:
                 "text": page.text,
                 "part": f"?{pages_query(page.number, page.number)}",
             }
+            | ({"ocr": dict(page.ocr)} if page.ocr is not None else {})
+            | ({"no_text": page.no_text} if page.no_text else {})
             for page in document.pages
         ]
     if document.sections is not None:

@@ -43,7 +43,7 @@ from docshelf.storage.models import (
 )
 
 #: The converters' metadata entry with the OCR engine's mean confidence (0-1).
-OCR_CONFIDENCE_KEY = "ocr_mean_confidence"
+OCR_CONFIDENCE_KEY = "ocr_confidence"
 #: What the background builds under the lazy render policy: everything but a rendered PDF.
 CHEAP_FORMATS = (TEXT_PLAIN, TEXT_MARKDOWN, APPLICATION_JSON)
 

@@ -76,7 +76,14 @@ DESKTOP_CLIENTS_DOC = REPO / "docs" / "desktop-clients.md"
 COMPOSE_SCHEMA = Path(__file__).parent / "data" / "compose-spec" / "compose-spec.json"
 HEALTHCHECK_SCRIPT = REPO / "deploy" / "healthcheck.py"
 # python-magic; the PDF renderer's fonts (DejaVu; CJK; the Arabic letters DejaVu lacks)
-SYSTEM_PACKAGES = {"libmagic1", "fonts-dejavu-core", "fonts-noto-cjk", "fonts-noto-ui-core"}
+SYSTEM_PACKAGES = {
+    "libmagic1",
+    "fonts-dejavu-core",
+    "fonts-noto-cjk",
+    "fonts-noto-ui-core",
+    "tesseract-ocr",  # OCR (converters/ocr)
+    "tesseract-ocr-eng",
+}
 
 
 # --- reading the files --------------------------------------------------------------------

@@ -29,6 +29,7 @@ from docshelf.converters.base import ConversionError, ConversionResult, FailureR
 from docshelf.converters.failures import describe
 from docshelf.converters.media.heif import read_heif
 from docshelf.converters.media.isobmff import BoxError, Boxes, brands, looks_like_isobmff
+from docshelf.converters.media.picture_text import read_text, with_text
 from docshelf.converters.media.report import MediaReport, media_result
 from docshelf.converters.media.xmp import read_xmp
 from docshelf.converters.textutil import check_size, clean_text, collapse_whitespace
@@ -145,7 +146,9 @@ class ImageConverter:
             warnings.simplefilter("ignore")
             picture = read_picture(source.data)
         report = picture.report(with_gps=gps_enabled())
-        if picture.ocr_readable:
+        if picture.ocr_readable and source.ocr:
+            report = with_text(report, read_text(source.data, picture))
+        elif picture.ocr_readable:
             report = replace(report, ocr_pages=(1,))
         return media_result(source, report)
 

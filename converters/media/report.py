@@ -11,8 +11,9 @@ module writes the four formats from it, the same way for all:
 * JSON: the facts as a program wants them, under ``data``;
 * the PDF rendered from the Markdown.
 
-Text found *in* a picture (OCR) or *spoken* in a recording is not read yet; when
-it is, it belongs after the table as the document's body, in all formats alike.
+Text found *in* a picture (OCR, :attr:`MediaReport.body`) is the document's
+body: after the table, in all formats alike. Text *spoken* in a recording is
+not read.
 """
 
 from __future__ import annotations
@@ -49,6 +50,8 @@ class MediaReport:
     metadata: Mapping[str, str] = field(default_factory=dict)
     #: Pages OCR could read (1 for a picture with text to read), for :attr:`Facts.ocr_pages`.
     ocr_pages: tuple[int, ...] = ()
+    #: Text read in the picture, as paragraphs: the document's body.
+    body: Sequence[str] = ()
 
 
 def media_result(source: Source, report: MediaReport) -> ConversionResult:
@@ -60,9 +63,14 @@ def media_result(source: Source, report: MediaReport) -> ConversionResult:
     blocks.append(escape_markdown_line(description))
     if rows:
         blocks.append(markdown_table(["Property", "Value"], [list(row) for row in rows]))
+    blocks += [
+        "\n".join(escape_markdown_line(line) for line in paragraph.splitlines())
+        for paragraph in report.body
+    ]
     markdown = "\n\n".join(block.rstrip("\n") for block in blocks) + "\n"
     lines = [title] if title else []
     lines += [description, "", *(f"{label}: {value}" for label, value in rows)]
+    lines += [line for paragraph in report.body for line in ("", paragraph)]
     plain = "\n".join(lines).strip() + "\n"
     model = parse_markdown(markdown)
     facts = Facts(

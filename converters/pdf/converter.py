@@ -36,12 +36,14 @@ from docshelf.converters.declared import heading_title, is_numbered
 from docshelf.converters.document import DocumentData, Page, document_json
 from docshelf.converters.failures import conversion_failure, describe
 from docshelf.converters.markdown.model import parse_markdown
+from docshelf.converters.ocr.reading import NoText, Reading, ocr_metadata
 from docshelf.converters.parts import page_segments
 from docshelf.converters.pdf.forms import Widget, form_fields, place_widgets, read_widgets
 from docshelf.converters.pdf.glyphs import GlyphNames
 from docshelf.converters.pdf.layout import PageLayout, empty_layout, extract_layout, lay_out
 from docshelf.converters.pdf.markdown import pdf_markdown
 from docshelf.converters.pdf.meta import READ_ERRORS, read_metadata
+from docshelf.converters.pdf.ocr import read_scanned_pages
 from docshelf.converters.pdf.outline import read_outline
 from docshelf.converters.pdf.scanned import pages_needing_ocr
 from docshelf.converters.pdf.text import extract_pages
@@ -77,7 +79,11 @@ class PdfConverter:
         layouts, unreadable = _layouts(data, opened, widgets)
         page_count = max(len(layouts), opened.declared_page_count)
         layouts.extend(empty_layout(number) for number in range(len(layouts) + 1, page_count + 1))
-        ocr_pages = pages_needing_ocr(data, layouts)
+        scanned = pages_needing_ocr(data, layouts)
+        read = read_scanned_pages(data, scanned) if source.ocr else {}
+        for number, (layout, _) in read.items():
+            layouts[number - 1] = layout
+        readings = {number: reading for number, (_, reading) in read.items()}
 
         structured = pdf_markdown(layouts, outline, metadata.title)
         page_texts = [layout.text for layout in layouts]
@@ -90,6 +96,7 @@ class PdfConverter:
             )
         if unreadable:
             values["unreadable_pages"] = ", ".join(str(number) for number in unreadable)
+        values |= ocr_metadata(readings)
         headings = [heading.title for heading in structured.headings]
         first_heading = (
             heading_title(headings[0], numbered=is_numbered(headings)) if headings else None
@@ -101,10 +108,11 @@ class PdfConverter:
             language=metadata.language,
             outline=outline or structured.headings,
             metadata=values,
-            ocr_pages=ocr_pages,
+            ocr_pages=() if source.ocr else scanned,
         )
         pages = [
-            Page(layout.number, text) for layout, text in zip(layouts, page_texts, strict=True)
+            _page(layout.number, text, readings.get(layout.number), layout.number in scanned)
+            for layout, text in zip(layouts, page_texts, strict=True)
         ]
         return assemble(
             source.mime_type,
@@ -226,6 +234,15 @@ def _linearized_page_count(reader: PdfReader) -> int:
                 count = obj.get("/N")
                 return int(count) if isinstance(count, int) else 0
     return 0
+
+
+def _page(number: int, text: str, reading: Reading | None, scanned: bool) -> Page:
+    """A page of the JSON: its text, what OCR read on it, and why it has no text if so."""
+    if reading is not None:
+        return Page(number, text, reading.as_json(), None if text else reading.no_text)
+    if text:
+        return Page(number, text)
+    return Page(number, text, no_text=NoText.NEEDS_OCR if scanned else NoText.BLANK)
 
 
 def _first_paragraph(markdown: str) -> str | None:
