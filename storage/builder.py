@@ -157,7 +157,7 @@ class FormatBuilder:
         read that stops waiting still has its outcome recorded and announced.
         """
         if background:
-            self._reconcile_ocr()
+            self.apply_ocr_settings()
         with self._lock:
             self._background = self._background or background
             if self._thread is not None or self._closing.is_set():
@@ -166,7 +166,7 @@ class FormatBuilder:
             self._thread.start()
         self.wake()
 
-    def _reconcile_ocr(self) -> None:
+    def apply_ocr_settings(self) -> None:
         """Bring the documents' OCR state in line with this process's settings: OCR turned
         on or installed queues what waited for it, a new engine or languages read again
         what the old one read, OCR turned off or missing says so of what is queued. Once, by
@@ -390,7 +390,7 @@ class FormatBuilder:
         with self._lock:
             self._draining += 1
         try:
-            self._reconcile_ocr()
+            self.apply_ocr_settings()
             self.start(background=False)
             total = remaining = self.backlog() + self.ocr_backlog()
             if progress is not None:

@@ -109,6 +109,9 @@ def test_a_read_of_a_scan_waiting_for_ocr_runs_its_pass_now_and_meta_says_so(
         "index", "--root", str(shelf), "--data-dir", str(data), env=child_env(DOCSHELF_OCR="0")
     )
     assert first_pass.returncode == 0, first_pass.stderr
+    runtime = _runtime(shelf, data)
+    runtime.builder.apply_ocr_settings()  # OCR is on here: the scan waits for its pass
+    runtime.close()
     with serve(shelf, data, "--no-index", env=child_env(DOCSHELF_READ_WAIT="120")) as server:
         client = RawClient(server.url)
         listed = client.modern("resources/list", {}).json()["result"]
@@ -192,9 +195,9 @@ def test_an_ocr_pass_that_fails_leaves_the_first_pass_standing(tmp_path: Path) -
     runtime = _runtime(shelf, data)
     try:
         scan = runtime.catalog.get(SCAN_URI)
-        assert scan is not None and scan.ocr == OcrState.PENDING  # OCR is on here
+        assert scan is not None and scan.ocr == OcrState.OFF
         before = sorted(v.store_key or "" for v in scan.derived if v.built)
-        runtime.builder.ensure(scan.id, ["text/markdown"], timeout=0)
+        runtime.builder.start()  # OCR is on here: the queue takes the scan's pass
         deadline = time.monotonic() + 60
         while "scan.pdf" not in runtime.builder.working_on():
             assert time.monotonic() < deadline, "the OCR pass never started"
