@@ -97,11 +97,7 @@ def recognise(
     picture = io.BytesIO()
     image.convert("L").save(picture, "PPM")  # "L" in PPM is a PGM
     command = [engine.path, "stdin", "stdout", "-l", "+".join(languages)]
-    command += ["--psm", "3", *(["--dpi", str(dpi)] if dpi > 0 else [])]
-    # Tesseract reads a line it is unsure of a second time, inverted, in case it is light
-    # on dark: a fifth of its time on a dense page (2.4 s -> 1.9 s of CPU, bench ocr), for
-    # reverse-video headings scans rarely have.
-    command += ["-c", "tessedit_do_invert=0", "tsv"]
+    command += ["--psm", "3", *(["--dpi", str(dpi)] if dpi > 0 else []), "tsv"]
     environment = {**os.environ, "OMP_THREAD_LIMIT": "1"}
     try:
         done = subprocess.run(
