@@ -124,6 +124,8 @@ def test_a_read_of_a_scan_waiting_for_ocr_runs_its_pass_now_and_meta_says_so(
         meta = markdown["_meta"][DOCUMENT]["ocr"]
         assert meta["state"] == "done" and meta["pages"] == [1, 2], meta
         assert 0.5 < meta["meanConfidence"] <= 1
+        page = _content(_read(client, f"{SCAN_URI}?pages=2"), "text/markdown")["text"]
+        assert "lists every crate" in page and "<!-- page 1 -->" not in page
         hits = client.modern(
             "tools/call",
             {"name": "search_documents", "arguments": {"query": "zanzibarine"}},
