@@ -215,9 +215,10 @@ class Markitdown:
         except ImportError:
             return None
 
-    def convert(self, path: Path, **options: Any) -> Output:
+    def convert(self, path: Path | io.BytesIO, **options: Any) -> Output:
         try:
-            return Output(self._engine.convert(str(path), **options).markdown)
+            source = path if isinstance(path, io.BytesIO) else str(path)
+            return Output(self._engine.convert(source, **options).markdown)
         except self._unsupported as exc:
             return Output(unsupported=str(exc).split(".")[0])
         except Exception as exc:
@@ -296,14 +297,27 @@ class Reference:
         return bag_recall(found, self.words)
 
 
-def reference_for(path: Path, theirs: Output | None) -> Reference | None:
+def reference_for(
+    path: Path, theirs: Output | None, peer: Markitdown | None = None, **options: Any
+) -> Reference | None:
     """The suite's expected output, else markitdown's own output, else none.
 
     ``expected_outputs/`` holds PDFs' outputs only (``test.md`` is ``test.pdf``'s, as
-    markitdown's test_pdf_tables.py pairs them), so only a PDF looks there."""
+    markitdown's test_pdf_tables.py pairs them), so only a PDF looks there. A web page
+    (or an archive of them) is measured against markitdown's output of its article:
+    the page less its navigation landmarks (:mod:`bench.landmarks`)."""
     expected = path.parent.parent / "expected_outputs" / f"{path.stem}.md"
-    if path.suffix.lower() == ".pdf" and expected.is_file():
+    suffix = path.suffix.lower()
+    if suffix == ".pdf" and expected.is_file():
         return Reference(f"expected_outputs/{expected.name}", visible_words(expected.read_text()))
+    if peer is not None and suffix in (".html", ".htm", ".zip"):
+        from bench.landmarks import without_landmarks, zip_without_landmarks
+
+        strip = zip_without_landmarks if suffix == ".zip" else without_landmarks
+        article = peer.convert(io.BytesIO(strip(path.read_bytes())), **options)
+        if article.markdown and article.markdown.strip():
+            words = visible_words(article.markdown)
+            return Reference("markitdown, navigation landmarks removed", words, distinct=True)
     if theirs is not None and theirs.markdown and theirs.markdown.strip():
         return Reference("markitdown", visible_words(theirs.markdown), distinct=True)
     return None
@@ -311,8 +325,9 @@ def reference_for(path: Path, theirs: Output | None) -> Reference | None:
 
 def evaluate_file(path: Path, vector: Vector | None, peer: Markitdown | None) -> FileRow:
     ours = docshelf_output(path.read_bytes(), path.name)
-    theirs = peer.convert(path, url=vector.url if vector else None) if peer else None
-    reference = reference_for(path, theirs)
+    url = vector.url if vector else None
+    theirs = peer.convert(path, url=url) if peer else None
+    reference = reference_for(path, theirs, peer, url=url)
     return FileRow(
         path.name,
         vector is not None,

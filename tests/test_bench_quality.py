@@ -367,10 +367,9 @@ NO_SUITE = not (ms.SUITE_DIR / "vectors.json").is_file()
 #: docshelf's known failures on markitdown's suite, by file, with their cause. The bench
 #: keeps them visible (FAIL); this list makes CI fail on a new one and on a fixed one
 #: (remove it here when its converter is fixed).
-KNOWN_FAILURES = {
-    "equations.docx": "mammoth drops Word's OMML math (converters/html/docx.py): no $m=1$, "
-    "no $$ block, and the words of every equation lost (OMML to LaTeX: the next issue)",
-}
+#: Files of markitdown's suite docshelf is known to fail, with why (none since issue 26:
+#: equations.docx's OMML math is LaTeX now).
+KNOWN_FAILURES: dict[str, str] = {}
 
 
 @pytest.mark.slow  # a benchmark-harness run: DOCSHELF_SLOW_TESTS=1 (.ci/run)
@@ -406,7 +405,7 @@ def test_markitdown_suite_fails_on_the_known_files_only() -> None:
     assert checks["rlink.docx"]["docshelf"] and checks["rlink.docx"]["markitdown"]
     assert checks["test.jpg"]["docshelf"] and checks["test.mp3"]["docshelf"]
     assert checks["random.bin"]["docshelf"]
-    assert not checks["equations.docx"]["docshelf"]  # KNOWN_FAILURES
+    assert checks["equations.docx"]["docshelf"]  # $m=1$ and a $$ block (issue 26, class 10)
     assert report["files"] == []  # --files chose the suite alone
 
 
