@@ -47,7 +47,7 @@ from concurrent.futures import Future
 from concurrent.futures import wait as wait_for
 from dataclasses import dataclass, field, replace
 
-from sqlalchemy import ColumnElement, and_, func, or_, select, update
+from sqlalchemy import ColumnElement, and_, func, or_, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import selectinload
 
@@ -76,6 +76,7 @@ from docshelf.storage.outcomes import (
     OcrPolicy,
     Recorded,
     announced,
+    apply_ocr_policy,
     apply_outcome,
     failures_of,
     ocr_facts,
@@ -175,26 +176,8 @@ class FormatBuilder:
             if self._reconciled:
                 return
             self._reconciled = True
-        ocr = self.ocr
-        waiting = (OcrState.PENDING, OcrState.OFF, OcrState.UNAVAILABLE)
-        on_shelves = Document.shelf.in_(list(self.shelves))
         with self.database.session() as session:
-            if ocr.state == OcrState.PENDING:
-                stale = and_(
-                    Document.ocr == OcrState.DONE,
-                    Document.converter.not_like(f"%+{ocr.identity}"),
-                )
-                session.execute(
-                    update(Document)
-                    .where(on_shelves, or_(Document.ocr.in_(waiting[1:]), stale))
-                    .values(ocr=OcrState.PENDING)
-                )
-            else:
-                session.execute(
-                    update(Document)
-                    .where(on_shelves, Document.ocr.in_(waiting))
-                    .values(ocr=ocr.state)
-                )
+            apply_ocr_policy(session, self.ocr, list(self.shelves))
 
     @contextlib.contextmanager
     def held(self) -> Iterator[None]:

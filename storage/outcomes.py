@@ -15,6 +15,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 
+from sqlalchemy import and_, or_, update
 from sqlalchemy.orm import Session
 
 from docshelf.converters import (
@@ -267,3 +268,21 @@ def _apply_facts(doc: Document, facts: Facts) -> None:
         "metadata": dict(facts.metadata),
         "outline": [{"title": e.title, "level": e.level, "page": e.page} for e in facts.outline],
     }
+
+
+def apply_ocr_policy(session: Session, ocr: OcrPolicy, shelves: list[str]) -> None:
+    """Bring the OCR state of the documents on ``shelves`` in line with ``ocr``: OCR turned
+    on or installed queues what waited for it, a new engine or languages read again what
+    the old one read, OCR turned off or missing says so of what is queued."""
+    waiting = (OcrState.PENDING, OcrState.OFF, OcrState.UNAVAILABLE)
+    on_shelves = Document.shelf.in_(shelves)
+    if ocr.state == OcrState.PENDING:
+        stale = and_(
+            Document.ocr == OcrState.DONE, Document.converter.not_like(f"%+{ocr.identity}")
+        )
+        queued = or_(Document.ocr.in_(waiting[1:]), stale)
+        session.execute(update(Document).where(on_shelves, queued).values(ocr=OcrState.PENDING))
+    else:
+        session.execute(
+            update(Document).where(on_shelves, Document.ocr.in_(waiting)).values(ocr=ocr.state)
+        )
