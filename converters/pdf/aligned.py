@@ -11,7 +11,8 @@ header spanning two columns, a long value), and a cell clear of them all is a
 column of its own. Each cell goes to the column where it starts.
 
 What keeps prose and lists out: every row has two or more cells, at least
-three rows, short cells (columns of prose side by side also line up, but
+three rows (or a header and one row of three cells or more, each above one
+of the other's), short cells (columns of prose side by side also line up, but
 their cells are long), each column's cells below the first row sharing a
 left, right or centre edge, and no table of contents (titles, then page
 numbers that never decrease). A run that fails as a whole is tried again in
@@ -33,6 +34,8 @@ if TYPE_CHECKING:
 
 #: A table set without rules has at least this many rows...
 MIN_ALIGNED_ROWS = 3
+#: ...or two (a header and one row) of this many cells each, one above the other.
+MIN_PAIRED_CELLS = 3
 #: ...at most this many font sizes apart...
 MAX_ROW_PITCH = 3.0
 #: ...and cells this long at most on average.
@@ -79,7 +82,7 @@ def _run_tables(rows: Sequence[TextLine]) -> list[TextLine]:
     for _count, group in groupby(rows, key=lambda row: len(row.cells or ())):
         piece = rows[start : start + len(list(group))]
         start += len(piece)
-        table = _table(piece) if len(piece) < len(rows) else None
+        table = _table(piece, paired=False) if len(piece) < len(rows) else None
         out.extend([_table_line(piece, table)] if table is not None else piece)
     return out
 
@@ -88,11 +91,12 @@ def _table_line(rows: Sequence[TextLine], table: Table) -> TextLine:
     return replace(rows[0], text=table_text(table), table=table, cells=None)
 
 
-def _table(rows: Sequence[TextLine]) -> Table | None:
-    """The rows as a table, when their cells fall into aligned columns."""
-    if len(rows) < MIN_ALIGNED_ROWS:
-        return None
+def _table(rows: Sequence[TextLine], *, paired: bool = True) -> Table | None:
+    """The rows as a table, when their cells fall into aligned columns (``paired``:
+    two rows may be one, when they are the whole run, not a piece of a longer one)."""
     cells = [[cell for cell in row.cells or () if cell.text] for row in rows]
+    if len(rows) < MIN_ALIGNED_ROWS and not (paired and _header_and_row(cells)):
+        return None
     texts = [cell.text for row in cells for cell in row]
     if any(len(row) < 2 for row in cells) or sum(map(len, texts)) > MAX_CELL_CHARS * len(texts):
         return None
@@ -114,6 +118,19 @@ def _table(rows: Sequence[TextLine]) -> Table | None:
     return tuple(tuple(row) for row in table)
 
 
+def _header_and_row(rows: Sequence[Sequence[Cell]]) -> bool:
+    """Whether two rows are a header over one row: three cells or more each, every cell
+    above exactly one of the other row's (a summary line under its column names)."""
+    if len(rows) != 2 or len(rows[0]) != len(rows[1]) or len(rows[0]) < MIN_PAIRED_CELLS:
+        return False
+    above, below = rows
+    return all(
+        sum(1 for other in below if _overlap(cell, (other.x0, other.x1)) > 0) == 1 for cell in above
+    ) and all(
+        sum(1 for other in above if _overlap(cell, (other.x0, other.x1)) > 0) == 1 for cell in below
+    )
+
+
 def _columns(rows: Sequence[Sequence[Cell]]) -> list[Column]:
     """The stretches of x that cells of more than ``spanning`` rows cover, and cells clear of them.
 
@@ -130,6 +147,7 @@ def _columns(rows: Sequence[Sequence[Cell]]) -> list[Column]:
             start = x
         elif depth <= spanning < before and x > start:
             strong.append((start, x))
+    strong = _slivers_merged(strong, [cell for row in rows for cell in row])
     columns = list(strong)
     for row in rows:
         for cell in row:
@@ -143,6 +161,31 @@ def _columns(rows: Sequence[Sequence[Cell]]) -> list[Column]:
         else:
             merged.append(column)
     return merged
+
+
+def _slivers_merged(strong: list[Column], cells: Sequence[Cell]) -> list[Column]:
+    """Columns made only of cells overhanging from their neighbours merged to the left.
+
+    Two cells running past their column's edge (a long label, a header over two
+    columns) cover a sliver beyond it together; a sliver every one of whose cells
+    reaches into another column, and one of them from the column to its left, is
+    that column's edge, not a column.
+    """
+    out: list[Column] = []
+    for column in strong:
+        covering = [cell for cell in cells if _overlap(cell, column) > 0]
+        if (
+            out
+            and all(
+                any(_overlap(cell, other) > 0 for other in (*out, *strong) if other != column)
+                for cell in covering
+            )
+            and any(_overlap(cell, out[-1]) > 0 for cell in covering)
+        ):
+            out[-1] = (out[-1][0], column[1])
+        else:
+            out.append(column)
+    return out
 
 
 def _ends(cell: Cell) -> tuple[tuple[float, int], tuple[float, int]]:

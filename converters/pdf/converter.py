@@ -64,7 +64,7 @@ class PdfConverter:
     """Converts PDF documents with pypdf (structure) and PDFium (page text)."""
 
     name = "pdf"
-    version = "5"
+    version = "6"
 
     def accepts(self, source: Source) -> bool:
         return source.base_mime_type in _PDF_MIME_TYPES or source.extension == ".pdf"

@@ -24,6 +24,7 @@ from pypdf import PageObject
 
 from docshelf.converters.markdown.model import Link
 from docshelf.converters.pdf.aligned import aligned_tables
+from docshelf.converters.pdf.drawn_order import in_drawn_order_repaired
 from docshelf.converters.pdf.tables import Table
 from docshelf.converters.textutil import clean_text
 
@@ -77,7 +78,7 @@ class TextLine:
 
     ``size`` is the dominant effective font size in points (0 if unknown),
     ``y`` the baseline and ``x0`` the left edge in page space (None if
-    unknown), ``mono`` whether it is set in a monospaced face throughout
+    unknown; ``x1`` its right edge), ``mono`` whether it is set in a monospaced face throughout
     (``advance``: its glyphs' width, when measured).
     ``table`` holds the cells of a ruled table found in its place (``text``
     is then the table as plain text); ``cells``, a spread-out line's pieces
@@ -93,6 +94,7 @@ class TextLine:
     advance: float = 0.0
     table: Table | None = None
     cells: tuple[Cell, ...] | None = None
+    x1: float | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -160,7 +162,7 @@ def lay_out(number: int, lines: Sequence[TextLine], links: Sequence[Link] = ()) 
         for line in lines
         if (text := line.text if line.table else clean_line(line.text))
     ]
-    ordered = _upward_runs_reversed(aligned_tables(cleaned))
+    ordered = _upward_runs_reversed(aligned_tables(in_drawn_order_repaired(cleaned)))
     return PageLayout(number, tuple(_dehyphenate(_paragraphs(ordered))), tuple(links))
 
 

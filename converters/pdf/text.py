@@ -740,9 +740,7 @@ def _continues(previous: _Segment, segment: _Segment) -> bool:
 
 
 def _text_line(segment: _Segment) -> TextLine:
-    table = segment.table
-    if table is not None:
-        table = tuple(tuple(_joined_surrogates(cell) for cell in row) for row in table)
+    table = segment.table and tuple(tuple(map(_joined_surrogates, row)) for row in segment.table)
     return TextLine(
         text=_joined_surrogates(segment.text),
         size=segment.size,
@@ -753,6 +751,7 @@ def _text_line(segment: _Segment) -> TextLine:
         advance=segment.advance,
         table=table,
         cells=segment.cells,
+        x1=segment.x1,
     )
 
 
