@@ -32,6 +32,10 @@ from docshelf.converters.pdf.tables import Table, table_text
 if TYPE_CHECKING:
     from docshelf.converters.pdf.layout import Cell, TextLine
 
+#: A gap this many font sizes wide between two words of a line makes them two cells
+#: (converters.pdf.text splits lines there; drawn_order joins pieces only across less).
+CELL_GAP = 1.5
+
 #: A table set without rules has at least this many rows...
 MIN_ALIGNED_ROWS = 3
 #: ...or two (a header and one row) of this many cells each, one above the other.

@@ -32,7 +32,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from docshelf.converters.pdf.aligned import MAX_ROW_PITCH
+from docshelf.converters.pdf.aligned import CELL_GAP, MAX_ROW_PITCH
 
 if TYPE_CHECKING:
     from docshelf.converters.pdf.layout import Cell, TextLine
@@ -41,9 +41,6 @@ if TYPE_CHECKING:
 MIN_COLUMN_OVERLAP = 0.5
 #: Baselines this many font sizes apart are the same baseline.
 SAME_BASELINE = 0.2
-#: A gap this many font sizes wide between two pieces of a line makes them cells
-#: (as :data:`converters.pdf.text.CELL_GAP`).
-CELL_GAP = 1.5
 #: Lines moved up at most per page: beyond, the drawing order is the page's own
 #: (a chart's labels, say), and the work stays linear.
 MAX_MOVES = 200

@@ -54,6 +54,7 @@ import pypdfium2 as pdfium
 import pypdfium2.raw as pdfium_c
 
 from docshelf.converters.markdown.model import Link
+from docshelf.converters.pdf.aligned import CELL_GAP
 from docshelf.converters.pdf.fontface import face_of
 from docshelf.converters.pdf.layout import Cell, TextLine
 from docshelf.converters.pdf.tables import (
@@ -101,9 +102,8 @@ SAME_LINE_SHIFT = 0.8
 #: A line is split into cells only when it spans this many times the width its
 #: characters need (about half a font size each): table rows are spread out...
 WIDE_LINE = 1.4
-#: ...and split where the gap between two words is this many font sizes wide
-#: (a header row, set closer above its columns, at the smaller gap).
-CELL_GAP = 1.5
+#: ...and split where the gap between two words is aligned.CELL_GAP font sizes wide (a
+#: header row, set closer above its columns, at this smaller gap).
 HEADER_CELL_GAP = 1.0
 
 _LINE_BREAK = re.compile("\r\n|\ufffe")
