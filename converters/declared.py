@@ -90,10 +90,16 @@ def is_numbered(headings: Iterable[str]) -> bool:
 
 
 def clean_facts(facts: Facts) -> Facts:
-    """``facts`` with a placeholder title or description dropped and control characters
-    gone from the title, the description, the outline and the metadata values (which
-    keep their line breaks and tabs, and their placeholders: they are what was declared)."""
-    title = declared_title(facts.title)
+    """``facts`` with a placeholder title (unless it is one of its headings) or description
+    dropped and control characters gone from the title, the description, the outline and
+    the metadata values (which keep their line breaks and tabs, and their placeholders:
+    they are what was declared)."""
+    # A title that is one of the document's own headings is the author's word, whatever
+    # it says (a reStructuredText document titled "Title"); a declared one may be a tool's.
+    own = facts.title is not None and any(e.title == facts.title for e in facts.outline)
+    title = (
+        (visible_text(facts.title) or None) if own and facts.title else declared_title(facts.title)
+    )
     description = declared_text(facts.description)
     metadata = {key: clean_text(value) for key, value in facts.metadata.items()}
     outline = tuple(
