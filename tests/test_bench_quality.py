@@ -370,6 +370,16 @@ NO_SUITE = not (ms.SUITE_DIR / "vectors.json").is_file()
 #: Files of markitdown's suite docshelf is known to fail, with why (none since issue 26:
 #: equations.docx's OMML math is LaTeX now).
 KNOWN_FAILURES: dict[str, str] = {}
+#: (file, measure) where docshelf's Markdown is still behind markitdown on markitdown's own
+#: PDFs, with why (issue 26's aim is none; each is in its closing note).
+KNOWN_BEHIND = {
+    ("markitdown/movie-theater-booking-2024.pdf", "tables"): "a header cell 11.6 pt from "
+    "the next at 8 pt type is under the 1.5 em cell gap: one row stays text",
+    ("markitdown/movie-theater-booking-2024.pdf", "pairs"): "the same row; three pairs "
+    "exist only in markitdown's own header reading",
+    ("markitdown/test.pdf", "words"): "the printed page number '2' is a folio, which the "
+    "Markdown leaves out on purpose (the text keeps it: 0.989)",
+}
 
 
 @pytest.mark.slow  # a benchmark-harness run: DOCSHELF_SLOW_TESTS=1 (.ci/run)
@@ -393,7 +403,14 @@ def test_markitdown_suite_fails_on_the_known_files_only() -> None:
     suite = report["markitdown_suite"]
     failing = {gap["file"] for gap in suite["gaps"]}
     assert failing == set(KNOWN_FAILURES), suite["gaps"]
-    assert returncode == (1 if KNOWN_FAILURES else 0) and suite["passed"] == (not KNOWN_FAILURES)
+    assert suite["passed"] == (not KNOWN_FAILURES)
+    behind = {
+        (loss["file"], verdict["measure"])
+        for verdict in report["sets"]["markitdown"]["verdicts"]
+        for loss in verdict["losses"]
+    }
+    assert behind == set(KNOWN_BEHIND), behind
+    assert returncode == (1 if KNOWN_FAILURES or KNOWN_BEHIND else 0)
     rows = {row["name"]: row for row in suite["files"]}
     assert len([r for r in rows.values() if r["vector"]]) == 15
     for row in rows.values():  # markitdown passes its own suite (a yardstick that holds)
