@@ -12,12 +12,14 @@ import re
 import pytest
 
 from tests.support.bench import run_benchmark
+from tests.support.scans import NEEDS_TESSERACT
 
 # Slow (runs a benchmark end to end, RapidOCR too where installed): DOCSHELF_SLOW_TESTS=1
 # runs it; .ci/run does.
 pytestmark = pytest.mark.slow
 
 
+@NEEDS_TESSERACT
 def test_quick_ocr_benchmark_runs() -> None:
     run = run_benchmark("ocr", "--quick", timeout=600)
     assert run.returncode == 0, run.stderr

@@ -20,10 +20,11 @@ import pytest
 from docshelf.app.runtime import Runtime
 from docshelf.app.settings import Settings
 from docshelf.storage.models import Document, DocumentState, OcrState
-from tests.support.scans import image_pdf, png, text_picture
+from tests.support.scans import NEEDS_TESSERACT, image_pdf, png, text_picture
 from tests.support.schema import validate
 from tests.support.servers import MODERN, RawClient, child_env, run_docshelf, serve
 
+pytestmark = NEEDS_TESSERACT
 DOCUMENT = "dev.docshelf/document"
 SCAN_URI = "docshelf://shelf/scan.pdf"
 LINES = [

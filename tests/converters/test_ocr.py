@@ -22,7 +22,7 @@ from docshelf.converters.ocr.reading import bulleted
 from docshelf.converters.ocr.tesseract import OcrLine, installed
 from docshelf.converters.pdf.converter import PdfConverter
 from tests.support.results import json_of, markdown_of, text_of
-from tests.support.scans import image_pdf, png, text_picture
+from tests.support.scans import NEEDS_TESSERACT, image_pdf, png, text_picture
 
 FIRST_PAGE = ["Scanned pages carry pictures", "of text and no text layer."]
 SECOND_PAGE = ["The second page says", "something else entirely."]
@@ -77,6 +77,7 @@ def test_a_picture_is_listed_for_ocr() -> None:
     assert ImageConverter().convert(source).facts.ocr_pages == (1,)
 
 
+@NEEDS_TESSERACT
 def test_settings_and_identity(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv(ENABLED_SETTING, raising=False)
     assert ocr_enabled()
@@ -91,6 +92,7 @@ def test_settings_and_identity(monkeypatch: pytest.MonkeyPatch) -> None:
     assert ocr_identity().endswith("-eng+xyz")
 
 
+@NEEDS_TESSERACT
 def test_without_tesseract_ocr_is_unavailable_and_says_how_to_install(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
@@ -110,6 +112,7 @@ def read_pdf(scanned_pdf: bytes) -> ConversionResult:
     return PdfConverter().convert(_pdf(scanned_pdf, ocr=True))
 
 
+@NEEDS_TESSERACT
 def test_an_ocr_pass_reads_scanned_pages_into_every_format(
     read_pdf: ConversionResult, schema_validator: jsonschema.protocols.Validator
 ) -> None:
@@ -133,6 +136,7 @@ def test_an_ocr_pass_reads_scanned_pages_into_every_format(
     assert "something else entirely." in segments["pages=2"]
 
 
+@NEEDS_TESSERACT
 def test_columns_of_a_scanned_page_stay_apart() -> None:
     data = image_pdf([text_picture([LEFT, RIGHT], width=1400)])
     plain = text_of(PdfConverter().convert(_pdf(data, ocr=True)), "text/plain")
@@ -141,6 +145,7 @@ def test_columns_of_a_scanned_page_stay_apart() -> None:
     assert "Left column starts here\nand tells its story\ndown to its end.\n\n" in plain
 
 
+@NEEDS_TESSERACT
 def test_a_page_that_overruns_its_time_limit_is_left_without_text(
     monkeypatch: pytest.MonkeyPatch, scanned_pdf: bytes
 ) -> None:
@@ -168,6 +173,7 @@ def test_pages_without_text_say_why_and_get_no_heading(scanned_pdf: bytes) -> No
     assert "## Page" not in markdown_of(cheap)
 
 
+@NEEDS_TESSERACT
 def test_an_ocr_pass_reads_the_text_in_a_picture(
     schema_validator: jsonschema.protocols.Validator,
 ) -> None:

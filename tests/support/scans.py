@@ -9,7 +9,10 @@ from __future__ import annotations
 import io
 from collections.abc import Sequence
 
+import pytest
 from PIL import Image, ImageDraw, ImageFont
+
+from docshelf.converters.ocr.tesseract import installed
 
 #: Pixels per inch of the pictures (a scanner's usual setting).
 DPI = 200
@@ -46,3 +49,10 @@ def png(image: Image.Image) -> bytes:
     out = io.BytesIO()
     image.save(out, "PNG")
     return out.getvalue()
+
+
+#: For tests that run OCR: Tesseract is a system package, not a Python one.
+NEEDS_TESSERACT = pytest.mark.skipif(
+    installed() is None,
+    reason="needs Tesseract: apt-get install tesseract-ocr tesseract-ocr-eng (.ci/run does)",
+)
