@@ -126,7 +126,7 @@ class FormatBuilder:
         )
         self.bus = bus
         self.on_failure = on_failure  # told each recorded failure's reason (metrics)
-        self.ocr = OcrPolicy.from_environment()
+        self.ocr = OcrPolicy()
         self._inflight: dict[int, _Queued] = {}
         self._done: queue.SimpleQueue[tuple[_Queued, Future[ConversionOutcome]]] = (
             queue.SimpleQueue()

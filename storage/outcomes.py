@@ -14,6 +14,7 @@ import contextlib
 from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
+from functools import cached_property
 
 from sqlalchemy import and_, or_, update
 from sqlalchemy.orm import Session
@@ -67,22 +68,44 @@ def fallback_description(mime_type: str, page_count: int | None) -> str:
 
 
 @dataclass(frozen=True, slots=True)
-class OcrPolicy:
-    """What becomes of a document with pages only OCR can read, from the settings this
-    process started with (DOCSHELF_OCR*, read by :mod:`converters.ocr`)."""
-
+class _OcrSettings:
     state: OcrState  # PENDING (on and installed), OFF or UNAVAILABLE
     note: str | None  # why not, for OFF and UNAVAILABLE
     identity: str  # of the engine, in an OCR pass's converter version ("" when none runs)
     page_timeout_s: float
 
-    @classmethod
-    def from_environment(cls) -> OcrPolicy:
+
+class OcrPolicy:
+    """What becomes of a document with pages only OCR can read, from this process's
+    settings (DOCSHELF_OCR*, read by :mod:`converters.ocr`).
+
+    Read the first time something asks, not when the builder is made: asking Tesseract
+    its version and languages takes about half a second, which every process would spend
+    at start (replicas, CLI commands) though most never meet a scan."""
+
+    @cached_property
+    def _settings(self) -> _OcrSettings:
         if not ocr_enabled():
-            return cls(OcrState.OFF, "OCR is turned off (DOCSHELF_OCR=0)", "", 0.0)
+            return _OcrSettings(OcrState.OFF, "OCR is turned off (DOCSHELF_OCR=0)", "", 0.0)
         if (reason := ocr_unavailable()) is not None:
-            return cls(OcrState.UNAVAILABLE, reason, "", 0.0)
-        return cls(OcrState.PENDING, None, ocr_identity(), ocr_page_timeout())
+            return _OcrSettings(OcrState.UNAVAILABLE, reason, "", 0.0)
+        return _OcrSettings(OcrState.PENDING, None, ocr_identity(), ocr_page_timeout())
+
+    @property
+    def state(self) -> OcrState:
+        return self._settings.state
+
+    @property
+    def note(self) -> str | None:
+        return self._settings.note
+
+    @property
+    def identity(self) -> str:
+        return self._settings.identity
+
+    @property
+    def page_timeout_s(self) -> float:
+        return self._settings.page_timeout_s
 
 
 @dataclass
