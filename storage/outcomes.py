@@ -33,6 +33,7 @@ from docshelf.converters.ocr import (
     ocr_page_timeout,
     ocr_unavailable,
 )
+from docshelf.converters.ocr.reading import CONFIDENCE_KEY
 from docshelf.converters.registry import unsupported_reason
 from docshelf.storage import search
 from docshelf.storage.conversion import ConversionOutcome, ConversionTask
@@ -44,8 +45,6 @@ from docshelf.storage.models import (
     Representation,
 )
 
-#: The converters' metadata entry with the OCR engine's mean confidence (0-1).
-OCR_CONFIDENCE_KEY = "ocr_confidence"
 #: What the background builds under the lazy render policy: everything but a rendered PDF.
 CHEAP_FORMATS = (TEXT_PLAIN, TEXT_MARKDOWN, APPLICATION_JSON)
 
@@ -270,7 +269,7 @@ def _apply_ocr(doc: Document, facts: Facts, ocr: OcrPolicy, read: dict[str, obje
         doc.ocr = OcrState.DONE
         done: dict[str, object] = {"pages": read.get("pages", [])}
         with contextlib.suppress(KeyError, ValueError):
-            done["meanConfidence"] = float(facts.metadata[OCR_CONFIDENCE_KEY])
+            done["meanConfidence"] = float(facts.metadata[CONFIDENCE_KEY])
         doc.facts = {**doc.facts, "ocr": done}
     elif facts.ocr_pages:
         doc.ocr = ocr.state

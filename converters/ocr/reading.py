@@ -138,6 +138,10 @@ def mean_confidence(readings: Sequence[Reading]) -> float | None:
     return round(sum(lines) / len(lines), 3) if lines else None
 
 
+#: The metadata entry with the mean confidence (0-1) of a document's OCR; the index reads it.
+CONFIDENCE_KEY = "ocr_confidence"
+
+
 def ocr_metadata(readings: Mapping[int, Reading]) -> dict[str, str]:
     """What a document's metadata says of its OCR: which pages, which engine, how sure,
     and the pages it could not read, with why (empty when OCR did not run)."""
@@ -147,7 +151,7 @@ def ocr_metadata(readings: Mapping[int, Reading]) -> dict[str, str]:
     values = {"ocr_engine": engine_name(), "ocr_pages": ", ".join(str(n) for n in read)}
     confidence = mean_confidence(list(readings.values()))
     if confidence is not None:
-        values["ocr_confidence"] = f"{confidence:.3f}"
+        values[CONFIDENCE_KEY] = f"{confidence:.3f}"
     failed = [
         f"{number}: {reading.message or reading.no_text}"
         for number, reading in readings.items()
