@@ -355,7 +355,7 @@ class FormatBuilder:
             .options(selectinload(Document.representations))
             .where(
                 Document.id.in_(chosen),
-                or_(Document.state == DocumentState.PENDING, and_(*self._ocr_pending()[:2])),
+                or_(and_(*self._pending()), and_(*self._ocr_pending())),  # still queued
             )
         )
         with self.database.session() as session:
