@@ -140,6 +140,12 @@ class Document(Base):
     # type: {"reason": …, "message": …} (FormatFailure). The document's other formats stand.
     format_errors: Mapped[dict[str, dict[str, str]]] = mapped_column(JSON, default=dict)
     ocr: Mapped[OcrState | None] = mapped_column(StateColumn(OcrState), default=None)
+    # An object in a bucket: its ETag, which changes when the object does (None for a file).
+    change_key: Mapped[str | None] = mapped_column(String(256), default=None)
+    # Who converts this pending document, and until when (a lease another host may take
+    # once it has run out: the holder died).
+    lease_holder: Mapped[str | None] = mapped_column(String(128), default=None)
+    lease_expires: Mapped[datetime | None] = mapped_column(UTCDateTime(), default=None)
     modified_at: Mapped[datetime] = mapped_column(UTCDateTime())
     indexed_at: Mapped[datetime] = mapped_column(UTCDateTime())
 

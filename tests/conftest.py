@@ -13,7 +13,7 @@ from tests.support.servers import RawClient, RunningServer, child_env, docshelf_
 from tests.support.shelves import make_shelf
 from tests.support.wheel import build_wheel
 
-pytest_plugins = ["tests.support.databases"]
+pytest_plugins = ["tests.support.databases", "tests.support.object_store"]
 
 #: Set to 1 to run the slow suites too (packaging, benchmark harnesses); .ci/run does.
 SLOW_TESTS = "DOCSHELF_SLOW_TESTS"
