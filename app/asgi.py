@@ -64,6 +64,8 @@ def create_app(runtime: Runtime) -> ASGIApp:
         body_timeout_s=runtime.settings.body_timeout,
     )
 
+    role = runtime.role.describe()
+
     @app.get("/healthz", tags=["health"])
     async def healthz() -> JSONResponse:
         """200 while the process is up and its request path can make progress; 503 if wedged.
@@ -80,15 +82,17 @@ def create_app(runtime: Runtime) -> ASGIApp:
             body = {"status": "wedged", "version": __version__, "reason": _WEDGED}
             return JSONResponse(body, status_code=503)
         # Which process answered: `serve --processes N` runs several on one port.
-        process = {"pid": os.getpid(), "indexing": runtime.indexing}
+        process = {"pid": os.getpid(), "indexing": runtime.indexing, "role": role}
         return JSONResponse({"status": "ok", "version": __version__, "process": process})
 
     @app.get("/readyz", tags=["health"])
     def readyz() -> JSONResponse:
-        """200 once the catalog is current (formats may still be building); 503 before."""
+        """200 once the catalog is current (formats may still be building); 503 before.
+        ``role``: what this process does (app.roles), whichever the status."""
         state = runtime.readiness
         body: dict[str, object] = {
             "ready": state.ready,
+            "role": role,
             "indexed": state.done,
             "total": state.total,
             "documents": runtime.catalog.count() if state.ready else None,

@@ -180,9 +180,16 @@ def _negotiation_options(parser: argparse.ArgumentParser) -> None:
 
 NO_INDEX_HELP = (
     "a replica: serve the index another process keeps in the same database — no start-up "
-    "pass, no watching, no background conversion (a read still builds a format it needs); "
+    "pass, no watching; on SQLite no background conversion either (a read still builds a "
+    "format it needs), on PostgreSQL it shares the conversion backlog unless --no-convert; "
     "changes that process makes reach this one's subscribers through the database "
     "(env DOCSHELF_INDEX_ON_START=false)"
+)
+
+NO_CONVERT_HELP = (
+    "build no formats in the background: this process takes nothing from the conversion "
+    "backlog, and builds only the formats its own reads need, at once (env "
+    "DOCSHELF_CONVERT=false; lease length DOCSHELF_CONVERSION_LEASE_S, default 60)"
 )
 
 
@@ -212,6 +219,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _negotiation_options(serve)
     serve.add_argument("--no-index", action="store_true", help=NO_INDEX_HELP)
+    serve.add_argument("--no-convert", action="store_true", help=NO_CONVERT_HELP)
     serve.add_argument(
         "--no-watch", action="store_true", help="do not follow the folders for changes"
     )
@@ -220,6 +228,7 @@ def build_parser() -> argparse.ArgumentParser:
     _shelf_options(stdio)
     _negotiation_options(stdio)
     stdio.add_argument("--no-index", action="store_true", help=NO_INDEX_HELP)
+    stdio.add_argument("--no-convert", action="store_true", help=NO_CONVERT_HELP)
     stdio.add_argument(
         "--no-watch", action="store_true", help="do not follow the folders for changes"
     )
@@ -292,6 +301,8 @@ def flag_overrides(args: argparse.Namespace) -> dict[str, Any]:
         overrides["index_on_start"] = False
     if getattr(args, "no_watch", False):
         overrides["watch"] = False
+    if getattr(args, "no_convert", False):
+        overrides["convert"] = False
     return overrides
 
 

@@ -3,11 +3,12 @@
 Both the HTTP server and the stdio server are a :class:`Runtime` plus a
 transport; ``docshelf index`` is a Runtime without one.
 
-A runtime either *indexes* (the default: the start-up catalog pass, the watcher,
-background conversion) or is a *replica* (``--no-index``; the extra processes of
-``serve --processes N``): it serves the index another process keeps, building only
-the formats its own reads need. Either way, what it publishes goes into the change
-feed and, when serving, it follows the feed (``storage.changefeed``).
+A runtime either *indexes* (the default: the start-up catalog pass, the watcher) or is
+a *replica* (``--no-index``; the extra processes of ``serve --processes N``): it serves
+the index another process keeps. Whether it also builds pending formats in the
+background, or only those its own reads need, is its conversion role
+(:class:`app.roles.Role`). Either way, what it publishes goes into the change feed and,
+when serving, it follows the feed (``storage.changefeed``).
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from docshelf.app.mcp.kernel import Kernel
 from docshelf.app.mcp.resources import ResourceService
 from docshelf.app.mcp.sessions import SessionRegistry
 from docshelf.app.mcp.tools import ToolService
+from docshelf.app.roles import Role
 from docshelf.app.settings import Settings
 from docshelf.storage.builder import FormatBuilder, Progress
 from docshelf.storage.catalog import Catalog
@@ -32,6 +34,7 @@ from docshelf.storage.database import Database
 from docshelf.storage.events import EventBus
 from docshelf.storage.indexer import Indexer, IndexReport
 from docshelf.storage.jobs import JobRunner
+from docshelf.storage.leases import Leases
 from docshelf.storage.search import SearchIndex
 from docshelf.storage.sessions import SessionTable
 from docshelf.storage.shelves import IgnoreRules, make_shelves
@@ -147,6 +150,8 @@ class Runtime:
             render=settings.render,
             bus=self.bus,
             on_failure=metrics.observe_conversion_failure,
+            # Named as in the change feed: one name per process, host and pid in it.
+            leases=Leases(self.database, self.feed.origin, settings.conversion_lease_s),
         )
         self.indexer = Indexer(self.database, self.builder, self.shelves, bus=self.bus)
         self.catalog = Catalog(self.database)
@@ -224,22 +229,32 @@ class Runtime:
         """Whether this process keeps the index (else it is a replica of one kept elsewhere)."""
         return self.settings.index_on_start
 
+    @property
+    def role(self) -> Role:
+        """What this process does: index, convert in the background or on demand, serve."""
+        return Role.of(self.settings)
+
     def start_background(self) -> None:
-        """Follow the other processes' changes; when indexing, also the shelves (watcher),
-        building formats, and the first catalog pass."""
+        """Follow the other processes' changes; build formats in the background if that is
+        this process's role; when indexing, also the shelves (watcher) and the first
+        catalog pass."""
         self.feed.follow()
         self.sessions.open()
         self.heap.start()
+        if self.indexing:  # the OCR states follow the indexing process's settings
+            self.builder.apply_ocr_settings()
+        if self.role.converts == "background":
+            self.pool.start()
+            self.builder.start(reconcile_ocr=False)
+        # Otherwise reads still build a format they need that is not stored yet
+        # (FormatBuilder.ensure); the pool starts at the first such build.
         if not self.indexing:
-            # A replica: the indexing process catalogs, watches and converts. Reads here
-            # still build a format they need that is not stored yet (FormatBuilder.ensure).
+            # A replica: the indexing process catalogs and watches.
             if not self.readiness.shared:  # else the indexing process says when it is ready
                 self.readiness.finish()
             return
         if self.settings.watch:
             self.watcher.start()
-        self.pool.start()
-        self.builder.start()
         self.start_initial_index()
 
     def start_initial_index(self) -> None:

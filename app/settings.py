@@ -152,6 +152,20 @@ class Settings(BaseSettings):
         description="this process indexes: the start-up pass, watching (unless watch is off) "
         "and background conversion; off makes a replica of a database indexed elsewhere",
     )
+    convert: bool = Field(
+        True,
+        description="this process builds pending formats in the background (on PostgreSQL "
+        "every such process shares the backlog; on SQLite only the indexing one does); off "
+        "(--no-convert): it builds only what its own reads need",
+    )
+    conversion_lease_s: float = Field(
+        60.0,
+        ge=1,
+        le=3600,
+        description="seconds a process holds a document it converts before another may take "
+        "it (renewed three times per lease while it works; a process that dies leaves its "
+        "documents to the others this long after)",
+    )
     change_poll_ms: int = Field(
         200,
         ge=10,

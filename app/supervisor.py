@@ -97,8 +97,12 @@ class Supervisor:
         self.settings = settings
         self.sock = sock
         self.context = multiprocessing.get_context("spawn")
-        # Child 0 indexes if this configuration indexes; the rest are replicas.
-        replica = settings.model_copy(update={"index_on_start": False, "watch": False})
+        # Child 0 indexes if this configuration indexes; the rest are replicas. They share
+        # this host's CPU: child 0 builds in the background (with --workers workers, as
+        # one process would), the rest build what their reads need (app.roles).
+        replica = settings.model_copy(
+            update={"index_on_start": False, "watch": False, "convert": False}
+        )
         self.slots = [_Slot(n, settings if n == 0 else replica) for n in range(settings.processes)]
         self.readiness: Any = None
         self._stop_signal: int | None = None

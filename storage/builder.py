@@ -2,9 +2,13 @@
 
 The catalog pass records files as ``pending``; this builder turns them into
 stored formats in the background, smallest files first, a few at a time, so
-conversion never holds up the catalog. A read that needs a format not built
-yet calls :meth:`FormatBuilder.ensure`, which converts that one document at
-once, ahead of the queue, under the same per-file timeout and memory cap.
+conversion never holds up the catalog. It takes each document under a lease
+(:mod:`storage.leases`), so every process sharing a PostgreSQL database can build in
+the background without two converting the same document, and a process that dies
+leaves its documents to the others once its leases run out (issue 27). A read that
+needs a format not built yet calls :meth:`FormatBuilder.ensure`, which converts that
+one document at once, ahead of the queue (whoever holds its lease), under the same
+per-file timeout and memory cap.
 
 Which formats are built in the background depends on the render policy: under
 ``lazy`` (the default) text, Markdown and JSON; the rendered PDF of a non-PDF
@@ -47,13 +51,11 @@ from concurrent.futures import Future
 from concurrent.futures import wait as wait_for
 from dataclasses import dataclass, field, replace
 
-from sqlalchemy import ColumnElement, and_, func, or_, select
+from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import selectinload
 
-from docshelf.converters import (
-    FailureReason,
-)
+from docshelf.storage.changefeed import process_token
 from docshelf.storage.conversion import (
     BACKGROUND,
     LATER,
@@ -66,6 +68,7 @@ from docshelf.storage.conversion import (
 from docshelf.storage.database import RACE_ATTEMPTS, Database
 from docshelf.storage.events import ChangeSet, EventBus
 from docshelf.storage.garbage import release_unreferenced
+from docshelf.storage.leases import Leases
 from docshelf.storage.models import (
     Document,
     DocumentState,
@@ -82,13 +85,13 @@ from docshelf.storage.outcomes import (
     ocr_facts,
     update_search,
 )
+from docshelf.storage.queues import Queues
 from docshelf.storage.shelves import Shelf
 from docshelf.storage.store import RepresentationStore
 
 log = logging.getLogger(__name__)
 
 RENDER_POLICIES = ("lazy", "eager")
-CANDIDATES = 256  # pending document ids fetched at a time, smallest first
 Progress = Callable[[int, int], None]
 
 
@@ -113,6 +116,7 @@ class FormatBuilder:
         render: str = "lazy",
         bus: EventBus | None = None,
         on_failure: Callable[[str], None] | None = None,
+        leases: Leases | None = None,
     ) -> None:
         if render not in RENDER_POLICIES:
             raise ValueError(f"render policy must be one of {RENDER_POLICIES}, not {render!r}")
@@ -127,19 +131,19 @@ class FormatBuilder:
         self.bus = bus
         self.on_failure = on_failure  # told each recorded failure's reason (metrics)
         self.ocr = OcrPolicy()
+        self.queues = Queues(database, list(self.shelves))
+        # What this process takes from the queues it holds under a lease (storage.leases).
+        self.leases = leases or Leases(database, process_token())
         self._inflight: dict[int, _Queued] = {}
         self._done: queue.SimpleQueue[tuple[_Queued, Future[ConversionOutcome]]] = (
             queue.SimpleQueue()
         )
-        self._candidates: deque[int] = deque()
         self._first: deque[int] = deque()  # edited documents, built before the rest
         self._owed: set[int] = set()  # documents a read gave up waiting for
         self._background = False  # whether this process builds pending documents unasked
         self._draining = 0  # drain() calls running: they build pending documents too
-        self._refetch = True
         self._reconciled = False  # the OCR states are brought in line once, at the first start
         self._holds = 0  # catalog passes running; background work waits for them
-        self._counts: dict[str, tuple[float, int]] = {}  # queue: (when counted, count)
         self._lock = threading.Lock()
         self._step_lock = threading.RLock()
         self._wake = threading.Event()
@@ -149,15 +153,17 @@ class FormatBuilder:
 
     # -- lifecycle ------------------------------------------------------------------------
 
-    def start(self, *, background: bool = True) -> None:
+    def start(self, *, background: bool = True, reconcile_ocr: bool = True) -> None:
         """Start the thread that records what workers finish, until :meth:`close`; with
         ``background``, it also builds every pending document, smallest first.
 
-        Without it (a replica, ``serve --processes`` beyond the first) the process builds
-        only what its reads ask for; the thread starts with the first such build, so a
-        read that stops waiting still has its outcome recorded and announced.
+        Without it (``--no-convert``, a replica on SQLite) the process builds only what
+        its reads ask for; the thread starts with the first such build, so a read that
+        stops waiting still has its outcome recorded and announced. ``reconcile_ocr``:
+        also bring the OCR states in line with this process's settings (the indexing
+        process does; other hosts building in the background leave that to it).
         """
-        if background:
+        if background and reconcile_ocr:
             self.apply_ocr_settings()
         with self._lock:
             self._background = self._background or background
@@ -171,7 +177,7 @@ class FormatBuilder:
         """Bring the documents' OCR state in line with this process's settings: OCR turned
         on or installed queues what waited for it, a new engine or languages read again
         what the old one read, OCR turned off or missing says so of what is queued. Once, by
-        the process that builds in the background or drains the queue."""
+        the indexing process or one that drains the queue."""
         with self._lock:
             if self._reconciled:
                 return
@@ -194,7 +200,6 @@ class FormatBuilder:
 
     def wake(self) -> None:
         """New pending documents were catalogued (maybe smaller ones: look again)."""
-        self._refetch = True
         self._wake.set()
 
     def first(self, document_ids: Iterable[int]) -> None:
@@ -210,6 +215,7 @@ class FormatBuilder:
         if self._thread is not None:
             self._thread.join(timeout=5)
             self._thread = None
+        self.leases.close()  # what is still held, another process takes now
 
     def _run(self) -> None:
         # The only thread that clears the wake event, and it clears it before stepping:
@@ -225,65 +231,18 @@ class FormatBuilder:
     # -- queries --------------------------------------------------------------------------
 
     def backlog(self, *, max_age_s: float = 0.0) -> int:
-        """Documents on this server's shelves whose formats are still to be built.
-
-        ``max_age_s``: a count this recent will do. Probes and scrapes pass 0.5 s, so
-        a client polling ``/readyz`` does not slow the pass it is waiting for
-        (counting 50,000 rows on every poll did).
-        """
-        return self._count(self._pending, max_age_s)
+        """Documents on this server's shelves whose formats are still to be built
+        (``max_age_s``: a count this recent will do, :meth:`Queues.count`)."""
+        return self.queues.count(self.queues.pending, max_age_s)
 
     def ocr_backlog(self, *, max_age_s: float = 0.0) -> int:
         """Ready documents on this server's shelves waiting for their OCR pass."""
-        return self._count(self._ocr_pending, max_age_s)
-
-    def _count(
-        self, queue_of: Callable[[], tuple[ColumnElement[bool], ...]], max_age_s: float
-    ) -> int:
-        counted_at, count = self._counts.get(queue_of.__name__, (0.0, 0))
-        if max_age_s and time.monotonic() - counted_at < max_age_s:
-            return count
-        with self.database.session() as session:
-            count = session.scalar(select(func.count(Document.id)).where(*queue_of())) or 0
-        self._counts[queue_of.__name__] = (time.monotonic(), count)
-        return count
-
-    def _pending(self) -> tuple[ColumnElement[bool], ...]:
-        """The queue: documents on this server's shelves whose formats are to be built."""
-        return Document.state == DocumentState.PENDING, Document.shelf.in_(list(self.shelves))
-
-    def _ocr_pending(self) -> tuple[ColumnElement[bool], ...]:
-        """The OCR queue: ready documents on this server's shelves waiting for their OCR pass."""
-        return (
-            Document.state == DocumentState.READY,
-            Document.ocr == OcrState.PENDING,
-            Document.shelf.in_(list(self.shelves)),
-        )
+        return self.queues.count(self.queues.ocr_pending, max_age_s)
 
     def failures(self, uris: Collection[str]) -> list[tuple[str, str, str]]:
         """(path, reason, message) of those of ``uris`` whose conversion failed, or that
         nothing reads (reason ``unsupported``)."""
-        found: list[tuple[str, str, str]] = []
-        ordered = sorted(uris)
-        with self.database.session() as session:
-            for start in range(0, len(ordered), 500):
-                query = select(Document.path, Document.error_reason, Document.error_message).where(
-                    Document.uri.in_(ordered[start : start + 500]),
-                    or_(
-                        Document.state == DocumentState.FAILED,
-                        # a converter ran and found it unreadable (no converter: the catalog
-                        # pass counted it)
-                        and_(
-                            Document.state == DocumentState.UNSUPPORTED,
-                            Document.converter.is_not(None),
-                        ),
-                    ),
-                )
-                found.extend(
-                    (path, reason or FailureReason.ERROR, message or "")
-                    for path, reason, message in session.execute(query)
-                )
-        return sorted(found)
+        return self.queues.failures(uris)
 
     def working_on(self) -> list[str]:
         """The shelf paths of the documents a worker is converting now (``docshelf index``
@@ -321,48 +280,31 @@ class FormatBuilder:
             return self._fill() if fill else 0
 
     def _fill(self) -> int:
-        """Queue pending documents, smallest first, keeping about two per worker in flight."""
+        """Take pending documents under a lease (edits first, then smallest first; the OCR
+        queue once nothing cheaper is free), keeping about two per worker in flight."""
         with self._lock:
             room = self.pool.workers * 2 - len(self._inflight)
             busy = set(self._inflight)
             held = self._holds > 0
+            first = [i for i in dict.fromkeys(self._first) if i not in busy][: max(room, 0)]
+            if room > 0 and not held:
+                self._first.clear()
         if room <= 0 or held or self._closing.is_set():
             return 0
-        if self._refetch or not self._candidates:
-            self._refetch = False
-            # The OCR queue only once nothing cheaper is pending (DESIGN D34).
-            for queue_of in (self._pending, self._ocr_pending):
-                query = (
-                    select(Document.id)
-                    .where(*queue_of())
-                    .order_by(Document.size, Document.id)
-                    .limit(CANDIDATES + len(busy))
-                )
-                with self.database.session() as session:
-                    self._candidates = deque(i for i in session.scalars(query) if i not in busy)
-                if self._candidates:
-                    break
-        with self._lock:
-            chosen = list(dict.fromkeys(i for i in self._first if i not in busy))[:room]
-            self._first.clear()
-        while self._candidates and len(chosen) < room:
-            if (candidate := self._candidates.popleft()) not in busy and candidate not in chosen:
-                chosen.append(candidate)
+        chosen = self.leases.claim(self.queues.in_order(), room, busy=busy, first=first)
         if not chosen:
             return 0
         documents = (
             select(Document)
             .options(selectinload(Document.representations))
-            .where(
-                Document.id.in_(chosen),
-                or_(and_(*self._pending()), and_(*self._ocr_pending())),  # still queued
-            )
+            .where(Document.id.in_(chosen), self.queues.either())  # still queued
         )
         with self.database.session() as session:
             tasks = [
                 self._ocr_task(d, ()) if d.state == DocumentState.READY else self._cheap_task(d)
                 for d in session.scalars(documents)
             ]
+        self.leases.forget(set(chosen) - {task.document_id for task in tasks})
         for task in sorted(tasks, key=lambda t: (t.ocr, t.seen_size)):
             self._submit(task, LATER if task.ocr else BACKGROUND)
         return len(tasks)
@@ -540,6 +482,7 @@ class FormatBuilder:
                         self._owed.discard(document_id)
                         recorded.news.add(recorded.uris[document_id])
                     queued.done.set_result(None)
+            self.leases.forget(queued.task.document_id for queued, _ in finished)
         with self._recorded:
             self._recorded.notify_all()
         if self.bus is not None and recorded.uris:
@@ -576,6 +519,8 @@ class FormatBuilder:
             docs = {doc.id: doc for doc in session.scalars(query)}
             for task, outcome in outcomes:
                 doc = docs.get(task.document_id)
+                if doc is not None:
+                    self.leases.settle(doc)  # recorded (or dropped): the lease ends with it
                 if doc is None or (doc.size, doc.mtime_ns) != (task.seen_size, task.seen_mtime_ns):
                     # Removed, or changed again since it was queued: the newer version is queued.
                     stale.extend(v.store_key for v in outcome.variants)
@@ -584,6 +529,7 @@ class FormatBuilder:
                 stale.extend(apply_outcome(doc, task, outcome, self.ocr))
                 update_search(session, doc, outcome)
                 recorded.uris[doc.id] = doc.uri
+                log.debug("recorded the conversion of %s (%s)", doc.uri, self.leases.holder)
                 if announced(doc) != before:
                     recorded.news.add(doc.uri)
                 if outcome.error_reason or outcome.format_failures:

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from sqlalchemy import Connection, Engine, create_engine, event, inspect, text
-from sqlalchemy.engine import make_url
+from sqlalchemy.engine import ExecutionContext, make_url
 from sqlalchemy.orm import Session, sessionmaker
 
 if TYPE_CHECKING:
@@ -150,7 +150,19 @@ class Database:
         """Say the database changed (a commit here, or a change another process announced)."""
         self.generation = next(self._generations)  # atomic, unlike += from several threads
 
-    def _note_write(self, conn: Connection, _cursor: object, statement: str, *_: object) -> None:
+    def _note_write(
+        self,
+        conn: Connection,
+        _cursor: object,
+        statement: str,
+        _parameters: object,
+        context: ExecutionContext | None,
+        *_: object,
+    ) -> None:
+        # A statement run with ``catalog_unchanged`` (a conversion lease: storage.leases)
+        # writes only what no reader sees, so the catalog cache stays good.
+        if context is not None and context.execution_options.get("catalog_unchanged"):
+            return
         if _WRITES.match(statement) and _CATALOG_TABLES.search(statement):
             conn.info["wrote"] = True
 
