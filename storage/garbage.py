@@ -16,13 +16,13 @@ from sqlalchemy import select
 
 from docshelf.storage.database import Database
 from docshelf.storage.models import Representation
-from docshelf.storage.store import RepresentationStore
+from docshelf.storage.store import Store
 
 log = logging.getLogger(__name__)
 
 
 def release_unreferenced(
-    database: Database, store: RepresentationStore, keys: Iterable[str]
+    database: Database, store: Store, keys: Iterable[str]
 ) -> int:
     """Delete those of ``keys`` that no committed representation row references; count them."""
     candidates = sorted(set(keys))
