@@ -261,3 +261,19 @@ def test_a_bad_store_url_is_refused_at_the_door(
     assert str(negative.value) == (
         "DOCSHELF_STORE_CACHE_MB=-1 is not valid: expected a whole number at least 0"
     )
+
+
+def test_the_bench_measures_reads_from_each_kind_of_store(
+    s3_server: SeaweedServer, bucket_url: str, tmp_path: Path, aws_env: None
+) -> None:
+    from bench.store_reads import store_reads
+
+    specs = {
+        "folder": StoreSpec(str(tmp_path / "folder")),
+        "s3": StoreSpec(bucket_url),
+        "s3+cache": StoreSpec(bucket_url, str(tmp_path / "cache"), 8 * KIB * KIB),
+    }
+    for name, spec in specs.items():
+        figures = store_reads(spec, count=10, size=4 * KIB, rounds=2)
+        assert figures["reads"] == 20 and figures["reads_per_s"] > 0, name
+    assert s3_server.keys(S3Location.parse(bucket_url).bucket) == []  # the bench cleans up
