@@ -21,9 +21,7 @@ from docshelf.storage.store import Store
 log = logging.getLogger(__name__)
 
 
-def release_unreferenced(
-    database: Database, store: Store, keys: Iterable[str]
-) -> int:
+def release_unreferenced(database: Database, store: Store, keys: Iterable[str]) -> int:
     """Delete those of ``keys`` that no committed representation row references; count them."""
     candidates = sorted(set(keys))
     if not candidates:
