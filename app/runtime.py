@@ -35,7 +35,7 @@ from docshelf.storage.jobs import JobRunner
 from docshelf.storage.search import SearchIndex
 from docshelf.storage.sessions import SessionTable
 from docshelf.storage.shelves import IgnoreRules, make_shelves
-from docshelf.storage.store import RepresentationStore
+from docshelf.storage.store import open_store
 from docshelf.storage.watcher import ShelfWatcher
 
 log = logging.getLogger(__name__)
@@ -129,7 +129,7 @@ class Runtime:
         self.settings = settings
         self.shelves = make_shelves(settings.shelf_specs(), IgnoreRules(tuple(settings.ignore)))
         self.database = Database(settings.resolved_database_url)
-        self.store = RepresentationStore(settings.store_dir)
+        self.store = open_store(settings.store_spec)
         self.bus = EventBus()
         self.feed = ChangeFeed(self.database, self.bus, poll_s=settings.change_poll_ms / 1000)
         self.pool = ConversionPool(

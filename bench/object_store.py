@@ -76,7 +76,9 @@ class SeaweedServer:
             f"-volume.port={volume}",
             f"-filer.port={filer}",
             "-master.volumeSizeLimitMB=64",
-            "-volume.max=20",
+            # Each bucket is a collection that takes volumes of its own (7 at a time): a few
+            # dozen buckets per test run need hundreds of (empty, unallocated) volumes.
+            "-volume.max=1000",
             "-metricsPort=0",
             "-s3",
             f"-s3.port={s3}",
@@ -118,15 +120,20 @@ class SeaweedServer:
 
     def client(self) -> Any:
         """A boto3 S3 client for the tests' own puts, lists and deletes."""
+        return self.client_for(self.endpoint)
+
+    @classmethod
+    def client_for(cls, endpoint: str) -> Any:
+        """A client of the server at ``endpoint`` (in a process the fixture is not in)."""
         import boto3
         from botocore.config import Config
 
         return boto3.client(
             "s3",
-            endpoint_url=self.endpoint,
-            aws_access_key_id=self.access_key,
-            aws_secret_access_key=self.secret_key,
-            region_name=self.region,
+            endpoint_url=endpoint,
+            aws_access_key_id=cls.access_key,
+            aws_secret_access_key=cls.secret_key,
+            region_name=cls.region,
             config=Config(s3={"addressing_style": "path"}, retries={"max_attempts": 2}),
         )
 

@@ -83,7 +83,7 @@ from docshelf.storage.outcomes import (
     update_search,
 )
 from docshelf.storage.shelves import Shelf
-from docshelf.storage.store import RepresentationStore
+from docshelf.storage.store import Store
 
 log = logging.getLogger(__name__)
 
@@ -105,7 +105,7 @@ class FormatBuilder:
     def __init__(
         self,
         database: Database,
-        store: RepresentationStore,
+        store: Store,
         pool: ConversionPool,
         shelves: Sequence[Shelf],
         *,

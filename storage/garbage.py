@@ -16,14 +16,12 @@ from sqlalchemy import select
 
 from docshelf.storage.database import Database
 from docshelf.storage.models import Representation
-from docshelf.storage.store import RepresentationStore
+from docshelf.storage.store import Store
 
 log = logging.getLogger(__name__)
 
 
-def release_unreferenced(
-    database: Database, store: RepresentationStore, keys: Iterable[str]
-) -> int:
+def release_unreferenced(database: Database, store: Store, keys: Iterable[str]) -> int:
     """Delete those of ``keys`` that no committed representation row references; count them."""
     candidates = sorted(set(keys))
     if not candidates:

@@ -50,7 +50,7 @@ def build_status(runtime: Runtime) -> Status:
         ],
         documents=DocumentCounts.model_validate(counts),
         representation_store=StoreStatus(
-            path=str(runtime.store.root), representations=usage.representations, bytes=usage.bytes
+            path=runtime.store.location, representations=usage.representations, bytes=usage.bytes
         ),
         index_lag_seconds=round(index_lag_seconds(runtime), 3),
         conversion_backlog=runtime.builder.backlog(max_age_s=0.5),
