@@ -30,6 +30,7 @@ from docshelf.storage.changefeed import ChangeFeed
 from docshelf.storage.conversion import ConversionPool
 from docshelf.storage.database import Database
 from docshelf.storage.events import EventBus
+from docshelf.storage.garbage import OrphanSweeper
 from docshelf.storage.indexer import Indexer, IndexReport
 from docshelf.storage.jobs import JobRunner
 from docshelf.storage.search import SearchIndex
@@ -39,6 +40,7 @@ from docshelf.storage.store import open_store
 from docshelf.storage.watcher import ShelfWatcher
 
 log = logging.getLogger(__name__)
+SWEEP_INTERVAL_S = 3600.0  # how often the indexing process sweeps the store for orphans
 
 
 class EventLike(Protocol):
@@ -191,6 +193,13 @@ class Runtime:
             ignore_under=[settings.data_dir],
             observer=metrics.observe_index,
         )
+        # What a killed process left in the store: swept by the indexing process.
+        self.sweeper = OrphanSweeper(
+            self.database,
+            self.store,
+            grace_s=settings.store_sweep_grace_s,
+            interval_s=SWEEP_INTERVAL_S,
+        )
         self._index_thread: threading.Thread | None = None
 
     def open(self) -> None:
@@ -240,6 +249,7 @@ class Runtime:
             self.watcher.start()
         self.pool.start()
         self.builder.start()
+        self.sweeper.start()
         self.start_initial_index()
 
     def start_initial_index(self) -> None:
@@ -272,6 +282,7 @@ class Runtime:
         """Stop within seconds: passes end after their batch, conversions in flight are
         abandoned (their documents stay pending and are built next time)."""
         self.heap.stop()
+        self.sweeper.stop()
         self.indexer.stop()
         self.builder.close()
         self.pool.close()

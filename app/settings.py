@@ -51,6 +51,12 @@ class Settings(BaseSettings):
         ge=0,
         description="a bucket store's local cache in the data folder, in MB (0 = none)",
     )
+    store_sweep_grace_s: float = Field(
+        86_400,
+        ge=0,
+        description="stored objects no row names are deleted once this old (what a killed "
+        "process left); must outlast the longest conversion",
+    )
     allowed_origins: Annotated[list[str], NoDecode] = Field(default_factory=list)
     allowed_hosts: Annotated[list[str], NoDecode] = Field(default_factory=list)
     page_size: int = Field(100, ge=1, le=10_000)

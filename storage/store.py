@@ -22,6 +22,7 @@ import hashlib
 import os
 import re
 import tempfile
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
@@ -69,6 +70,12 @@ class Store(Protocol):
 
     def delete(self, key: str) -> None:
         """Remove ``key`` (nothing if it is not there). Only :mod:`storage.garbage` calls it."""
+        ...
+
+    def keys_before(self, cutoff: float) -> Iterator[str]:
+        """Every key written before ``cutoff`` (seconds since the epoch), and drop what a
+        writer that died left half-written that long ago (temp files, unfinished multipart
+        uploads). Only the orphan sweep (:func:`storage.garbage.sweep_orphans`) calls it."""
         ...
 
 
@@ -150,6 +157,21 @@ class RepresentationStore:
 
     def get(self, key: str) -> bytes:
         return self._path(key).read_bytes()
+
+    def keys_before(self, cutoff: float) -> Iterator[str]:
+        for folder, _dirs, names in os.walk(self.root):
+            for name in names:
+                path = Path(folder, name)
+                try:
+                    written = path.stat().st_mtime
+                except FileNotFoundError:
+                    continue  # deleted meanwhile
+                if written >= cutoff:
+                    continue
+                if name.startswith(".tmp-"):
+                    path.unlink(missing_ok=True)  # a put that died before its rename
+                else:
+                    yield path.relative_to(self.root).as_posix()
 
     def delete(self, key: str) -> None:
         path = self._path(key)

@@ -29,6 +29,7 @@ from __future__ import annotations
 import errno
 import hashlib
 import io
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, BinaryIO
 
@@ -143,6 +144,26 @@ class S3Store:
         self.client.delete_object(Bucket=self.where.bucket, Key=self._object(key))
         if self.cache is not None:
             self.cache.discard(key)
+
+    def keys_before(self, cutoff: float) -> Iterator[str]:
+        """Keys under the prefix last written before ``cutoff``, listed a page at a time;
+        multipart uploads begun before it (a host that died mid-upload) are aborted, so
+        their parts stop costing storage."""
+        bucket, prefix = self.where.bucket, self.where.prefix
+        uploads = self.client.get_paginator("list_multipart_uploads")
+        for page in uploads.paginate(Bucket=bucket, Prefix=prefix):
+            for upload in page.get("Uploads", []):
+                if upload["Initiated"].timestamp() < cutoff:
+                    self.client.abort_multipart_upload(
+                        Bucket=bucket, Key=upload["Key"], UploadId=upload["UploadId"]
+                    )
+        for page in self.client.get_paginator("list_objects_v2").paginate(
+            Bucket=bucket, Prefix=prefix
+        ):
+            for item in page.get("Contents", []):
+                key = self.where.relative(item["Key"])
+                if key and item["LastModified"].timestamp() < cutoff:
+                    yield key
 
     def check(self) -> None:
         """Reach the bucket once (at start), so a wrong setting is said at the door:
