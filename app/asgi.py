@@ -107,15 +107,15 @@ def create_app(runtime: Runtime) -> ASGIApp:
         """Prometheus metrics. Open, like the probes: restrict it at the reverse proxy."""
         return Response(metrics.exposition(), media_type=metrics.CONTENT_TYPE)
 
-    metrics.watch(
+    streams = metrics.watch(
         sessions=lambda: len(runtime.sessions),
-        # Every open notification stream (listen, session GET, stdio) holds one bus listener.
-        subscriptions=lambda: runtime.bus.listener_count,
         documents=runtime.catalog.count,
-        index_lag=lambda: index_lag_seconds(runtime),
+        index_lag=lambda: index_lag_seconds(runtime, host=metrics.MULTIPROCESS_DIR is not None),
         backlog=lambda: runtime.builder.backlog(max_age_s=0.5),
         ocr_backlog=lambda: runtime.builder.ocr_backlog(max_age_s=0.5),
     )
+    # Every open notification stream (listen, session GET, stdio) holds one bus listener.
+    runtime.bus.on_listener_count(streams)
     admin.mount(app, runtime)
 
     # DNS-rebinding protection comes first, for /mcp and everything else.

@@ -1,9 +1,24 @@
-"""Prometheus metrics for ``/metrics`` (DESIGN D9).
+"""Prometheus metrics for ``/metrics`` (DESIGN D9, §14 "Beyond one machine").
 
-One :class:`~prometheus_client.CollectorRegistry` per process, kept apart from
-prometheus-client's global default so that only docshelf's own series (plus the
-standard process/platform/GC collectors) are exposed, whatever libraries
-register. Tests run servers as separate processes, so each sees fresh counters.
+One :class:`~prometheus_client.CollectorRegistry`, kept apart from prometheus-client's
+global default so that only docshelf's own series (plus the standard process/platform/GC
+collectors) are exposed, whatever libraries register.
+
+Two modes, chosen when this module is imported:
+
+- *One process* (``serve``, tests): the metric objects live in :data:`REGISTRY`, as they
+  always have.
+- *The processes of a host* (``serve --processes N``): the supervisor names a folder in
+  ``PROMETHEUS_MULTIPROC_DIR`` before it starts the children (``app.metrics_folder``), so
+  prometheus-client keeps every counter, histogram and live gauge in a memory-mapped file
+  per process there, and a scrape of any child adds them all up
+  (:class:`app.metrics_host.HostCollector`): the request counters are the host's, however
+  the kernel spread the connections.
+
+Either way, the gauges read from the database (documents, sessions, the backlogs, the index
+lag) are read once, by the process answering the scrape (:class:`app.metrics_host
+.DatabaseGauges`): each child would read the same figure, and adding them up would
+multiply it by N. Every scrape names its host in ``docshelf_host_info{host, pid}``.
 
 Label values are bounded: MCP methods outside the server's method table are
 counted as ``other`` and outcomes are a fixed set of names, so a client cannot
@@ -15,6 +30,8 @@ from __future__ import annotations
 import functools
 import logging
 import math
+import os
+import socket
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -31,11 +48,41 @@ from prometheus_client import (
     generate_latest,
 )
 
+from docshelf.app.metrics_host import DatabaseGauges, HostCollector
 from docshelf.storage.indexer import IndexReport
 
+# Set by the supervisor of `serve --processes N` before its children import prometheus-client
+# (which reads it then, once): the folder of the host's per-process metric files.
+MULTIPROCESS_DIR = os.environ.get("PROMETHEUS_MULTIPROC_DIR") or None
+
 REGISTRY = CollectorRegistry(auto_describe=True)
-for _collector in (PROCESS_COLLECTOR, PLATFORM_COLLECTOR, GC_COLLECTOR):
-    REGISTRY.register(_collector)
+if MULTIPROCESS_DIR is None:
+    for _collector in (PROCESS_COLLECTOR, PLATFORM_COLLECTOR, GC_COLLECTOR):
+        REGISTRY.register(_collector)
+    _OWN: CollectorRegistry | None = REGISTRY
+else:
+    # The metric objects below write to this process's files only; the registry serves
+    # every live and dead process's files added up, plus each live one's CPU and memory.
+    # Python's GC figures cannot be read from another process: left out.
+    REGISTRY.register(HostCollector(MULTIPROCESS_DIR))
+    REGISTRY.register(PLATFORM_COLLECTOR)
+    _OWN = None
+DATABASE_GAUGES = DatabaseGauges(
+    {
+        "docshelf_documents": "Documents in the index now.",
+        "docshelf_conversion_backlog": (
+            "Catalogued documents whose formats are still to be built (state pending)."
+        ),
+        "docshelf_ocr_backlog": (
+            "Documents waiting for their OCR pass (pages that carry only pictures of text)."
+        ),
+        "docshelf_index_lag_seconds": (
+            "Seconds since the oldest unfinished reindex work was requested; 0 when idle."
+        ),
+        "docshelf_active_sessions": "Handshake-era MCP sessions currently open over HTTP.",
+    }
+)
+REGISTRY.register(DATABASE_GAUGES)
 
 # The classic text format (what prometheus-client itself serves by default): every scraper reads it.
 CONTENT_TYPE = CONTENT_TYPE_PLAIN_0_0_4
@@ -54,63 +101,51 @@ MCP_REQUESTS = Counter(
     "docshelf_mcp_requests",
     "MCP requests handled, by JSON-RPC method and outcome (ok or the error's name).",
     ["method", "outcome"],
-    registry=REGISTRY,
+    registry=_OWN,
 )
 MCP_LATENCY = Histogram(
     "docshelf_mcp_request_duration_seconds",
     "Time to answer an MCP request, by JSON-RPC method.",
     ["method"],
     buckets=(0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10),
-    registry=REGISTRY,
-)
-DOCUMENTS = Gauge(
-    "docshelf_documents",
-    "Documents in the index now.",
-    registry=REGISTRY,
+    registry=_OWN,
 )
 INDEXED_FILES = Counter(
     "docshelf_indexed_files",
     "Files handled by index passes, by result (added, changed, removed, unchanged, failed, "
     "unsupported).",
     ["result"],
-    registry=REGISTRY,
+    registry=_OWN,
 )
 CONVERSION_FAILURES = Counter(
     "docshelf_conversion_failures",
     "Files whose conversion failed during an index pass, by reason (encrypted, timeout, ...).",
     ["reason"],
-    registry=REGISTRY,
+    registry=_OWN,
 )
 INDEX_PASS_DURATION = Histogram(
     "docshelf_index_pass_duration_seconds",
     "Wall-clock time of one index pass (hashing and converting every changed file in it).",
     buckets=(0.1, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600, 1800, 3600),
-    registry=REGISTRY,
+    registry=_OWN,
 )
-CONVERSION_BACKLOG = Gauge(
-    "docshelf_conversion_backlog",
-    "Catalogued documents whose formats are still to be built (state pending).",
-    registry=REGISTRY,
-)
-OCR_BACKLOG = Gauge(
-    "docshelf_ocr_backlog",
-    "Documents waiting for their OCR pass (pages that carry only pictures of text).",
-    registry=REGISTRY,
-)
-INDEX_LAG = Gauge(
-    "docshelf_index_lag_seconds",
-    "Seconds since the oldest unfinished reindex work was requested; 0 when idle.",
-    registry=REGISTRY,
-)
-ACTIVE_SESSIONS = Gauge(
-    "docshelf_active_sessions",
-    "Handshake-era MCP sessions currently open over HTTP.",
-    registry=REGISTRY,
-)
+# A process's own figure, set as it changes; across processes the live ones are added up
+# (a dead process's streams are gone with it).
 ACTIVE_SUBSCRIPTIONS = Gauge(
     "docshelf_active_subscriptions",
     "Resource subscriptions currently held by clients.",
-    registry=REGISTRY,
+    registry=_OWN,
+    multiprocess_mode="livesum",
+)
+# One series per serving process (its pid), while it lives: the host's name, and which
+# processes a scrape added up. Across processes prometheus-client adds the pid label itself.
+HOST_INFO = Gauge(
+    "docshelf_host_info",
+    "1 for each live serving process: the host it runs on (the machine's hostname, not the "
+    "scrape target) and its pid.",
+    ["host"] if MULTIPROCESS_DIR else ["host", "pid"],
+    registry=_OWN,
+    multiprocess_mode="liveall",
 )
 
 
@@ -166,19 +201,27 @@ def observe_conversion_failure(reason: str) -> None:
 def watch(
     *,
     sessions: Callable[[], float],
-    subscriptions: Callable[[], float],
     documents: Callable[[], float],
     index_lag: Callable[[], float],
     backlog: Callable[[], float],
     ocr_backlog: Callable[[], float],
-) -> None:
-    """Read these gauges from the running service at scrape time, so they are never stale."""
-    ACTIVE_SESSIONS.set_function(_never_failing(sessions))
-    ACTIVE_SUBSCRIPTIONS.set_function(_never_failing(subscriptions))
-    DOCUMENTS.set_function(_never_failing(documents))
-    INDEX_LAG.set_function(_never_failing(index_lag))
-    CONVERSION_BACKLOG.set_function(_never_failing(backlog))
-    OCR_BACKLOG.set_function(_never_failing(ocr_backlog))
+) -> Callable[[int], None]:
+    """Read the database's gauges at scrape time, so they are never stale, and name this
+    process in ``docshelf_host_info``; the function that keeps the streams gauge current."""
+    DATABASE_GAUGES.watch(
+        {
+            "docshelf_active_sessions": _never_failing(sessions),
+            "docshelf_documents": _never_failing(documents),
+            "docshelf_index_lag_seconds": _never_failing(index_lag),
+            "docshelf_conversion_backlog": _never_failing(backlog),
+            "docshelf_ocr_backlog": _never_failing(ocr_backlog),
+        }
+    )
+    host = {"host": socket.gethostname()}
+    if MULTIPROCESS_DIR is None:
+        host["pid"] = str(os.getpid())
+    HOST_INFO.labels(**host).set(1)
+    return ACTIVE_SUBSCRIPTIONS.set
 
 
 def _never_failing(read: Callable[[], float]) -> Callable[[], float]:

@@ -32,16 +32,18 @@ from docshelf.storage.changefeed import ChangeFeed
 from docshelf.storage.conversion import ConversionPool
 from docshelf.storage.database import Database
 from docshelf.storage.events import EventBus
+from docshelf.storage.garbage import OrphanSweeper
 from docshelf.storage.indexer import Indexer, IndexReport
 from docshelf.storage.jobs import JobRunner
 from docshelf.storage.leases import Leases
 from docshelf.storage.search import SearchIndex
 from docshelf.storage.sessions import SessionTable
 from docshelf.storage.shelves import IgnoreRules, make_shelves
-from docshelf.storage.store import RepresentationStore
+from docshelf.storage.store import open_store
 from docshelf.storage.watcher import ShelfWatcher
 
 log = logging.getLogger(__name__)
+SWEEP_INTERVAL_S = 3600.0  # how often the indexing process sweeps the store for orphans
 
 
 class EventLike(Protocol):
@@ -132,7 +134,7 @@ class Runtime:
         self.settings = settings
         self.shelves = make_shelves(settings.shelf_specs(), IgnoreRules(tuple(settings.ignore)))
         self.database = Database(settings.resolved_database_url)
-        self.store = RepresentationStore(settings.store_dir)
+        self.store = open_store(settings.store_spec)
         self.bus = EventBus()
         self.feed = ChangeFeed(self.database, self.bus, poll_s=settings.change_poll_ms / 1000)
         self.pool = ConversionPool(
@@ -196,6 +198,13 @@ class Runtime:
             ignore_under=[settings.data_dir],
             observer=metrics.observe_index,
         )
+        # What a killed process left in the store: swept by the indexing process.
+        self.sweeper = OrphanSweeper(
+            self.database,
+            self.store,
+            grace_s=settings.store_sweep_grace_s,
+            interval_s=SWEEP_INTERVAL_S,
+        )
         self._index_thread: threading.Thread | None = None
 
     def open(self) -> None:
@@ -249,12 +258,13 @@ class Runtime:
         # Otherwise reads still build a format they need that is not stored yet
         # (FormatBuilder.ensure); the pool starts at the first such build.
         if not self.indexing:
-            # A replica: the indexing process catalogs and watches.
+            # A replica: the indexing process catalogs, watches and sweeps the store.
             if not self.readiness.shared:  # else the indexing process says when it is ready
                 self.readiness.finish()
             return
         if self.settings.watch:
             self.watcher.start()
+        self.sweeper.start()  # the indexing process sweeps the store (storage.garbage)
         self.start_initial_index()
 
     def start_initial_index(self) -> None:
@@ -287,6 +297,7 @@ class Runtime:
         """Stop within seconds: passes end after their batch, conversions in flight are
         abandoned (their documents stay pending and are built next time)."""
         self.heap.stop()
+        self.sweeper.stop()
         self.indexer.stop()
         self.builder.close()
         self.pool.close()

@@ -14,7 +14,9 @@ from pydantic import Field, field_validator, model_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 from docshelf.app.negotiation import Features, parse_default_features
+from docshelf.storage.s3 import S3Location, is_s3_url
 from docshelf.storage.shelves import DEFAULT_IGNORE
+from docshelf.storage.store import StoreSpec, folder_of
 from docshelf.storage.uris import is_valid_shelf_name, shelf_name_for
 
 DEFAULT_ALLOWED_ORIGINS = ("http://localhost", "http://127.0.0.1", "http://[::1]")
@@ -39,6 +41,22 @@ class Settings(BaseSettings):
     port: int = Field(8000, ge=0, le=65535)
     data_dir: Path = Field(default_factory=lambda: Path(platformdirs.user_data_dir("docshelf")))
     database_url: str | None = None
+    # Issue 27: the stored formats in a bucket that every host reaches (storage.store_s3),
+    # or a folder; None is the folder data_dir/representations.
+    store_url: str | None = Field(
+        None, description="where stored formats live: s3://BUCKET/PREFIX, or a folder"
+    )
+    store_cache_mb: int = Field(
+        512,
+        ge=0,
+        description="a bucket store's local cache in the data folder, in MB (0 = none)",
+    )
+    store_sweep_grace_s: float = Field(
+        86_400,
+        ge=0,
+        description="stored objects no row names are deleted once this old (what a killed "
+        "process left); must outlast the longest conversion",
+    )
     allowed_origins: Annotated[list[str], NoDecode] = Field(default_factory=list)
     allowed_hosts: Annotated[list[str], NoDecode] = Field(default_factory=list)
     page_size: int = Field(100, ge=1, le=10_000)
@@ -185,6 +203,20 @@ class Settings(BaseSettings):
             raise ValueError("log level must be debug, info, warning, error or critical")
         return value.lower()
 
+    @field_validator("store_url")
+    @classmethod
+    def _store_url(cls, value: str | None) -> str | None:
+        if value is None:
+            return None
+        if is_s3_url(value):
+            return str(S3Location.parse(value))  # raises ValueError naming what is wrong
+        if "://" in value and not value.startswith("file://"):
+            raise ValueError(
+                f"{value.partition('://')[0]}:// is not a store; write s3://BUCKET/PREFIX, "
+                "file:///PATH or a folder path"
+            )
+        return folder_of(value)
+
     @field_validator("default_features")
     @classmethod
     def _tags(cls, value: str) -> str:
@@ -236,7 +268,19 @@ class Settings(BaseSettings):
 
     @property
     def store_dir(self) -> Path:
+        """The folder store's default place (used when ``store_url`` is unset)."""
         return self.data_dir / "representations"
+
+    @property
+    def store_spec(self) -> StoreSpec:
+        """The configured store as :func:`storage.store.open_store` opens it (in this
+        process and in each conversion worker): a folder, or a bucket prefix with its
+        bounded cache in the data folder."""
+        if self.store_url is None or not is_s3_url(self.store_url):
+            return StoreSpec(self.store_url or str(self.store_dir))
+        return StoreSpec(
+            self.store_url, str(self.data_dir / "store-cache"), self.store_cache_mb * 1024 * 1024
+        )
 
     @property
     def origins(self) -> list[str]:

@@ -137,15 +137,22 @@ def _expected(field: str) -> str | None:
 
 
 def check_data_dir(settings: Settings, sources: Sources) -> None:
-    """Make the data folder and its store folder and create a file in each: an unusable
-    one is a :class:`StartupError` naming the path at fault (and the uid, if it may not
-    write there)."""
+    """Make the data folder and the store's local folder (the folder store, or a bucket
+    store's cache) and create a file in each: an unusable one is a :class:`StartupError`
+    naming the path at fault (and the uid, if it may not write there)."""
     data = settings.data_dir
-    for folder in (data, settings.store_dir):
+    local = settings.store_spec.local_folder()
+    for folder in (data, *([local] if local is not None else [])):
         try:
             folder.mkdir(parents=True, exist_ok=True)
             tempfile.TemporaryFile(dir=folder).close()
         except OSError as exc:
+            if folder != data and data not in folder.parents:  # store_url names a folder
+                raise StartupError(
+                    f"the store folder {folder} cannot be used: {exc.strerror} "
+                    f"({this_process()}); choose another with "
+                    f"{sources.name('store_url', settings)}"
+                ) from None
             problem, or_else = _data_dir_problem(data, folder, exc)
             choose = f"choose another folder with {sources.name('data_dir', settings)}"
             raise StartupError(f"{problem}; {choose}{or_else}") from None
@@ -232,9 +239,27 @@ def build_runtime(settings: Settings, sources: Sources) -> Runtime:
     check_data_dir(settings, sources)
     check_database_url(settings, sources)
     try:
-        return Runtime(settings)
+        runtime = Runtime(settings)
     except ValueError as exc:
         raise StartupError(str(exc)) from None
+    check_store(runtime)
+    return runtime
+
+
+def check_store(runtime: Runtime) -> None:
+    """A bucket store answers (reached once, at start): otherwise a :class:`StartupError`
+    saying what to change, :data:`CONFIGURATION` for refused credentials and
+    :data:`UNAVAILABLE` for a store that is not there now. A folder was checked with the
+    data folder."""
+    from docshelf.storage.store_s3 import S3Store, StoreUnavailable
+
+    if not isinstance(runtime.store, S3Store):
+        return
+    try:
+        runtime.store.check()
+    except StoreUnavailable as exc:
+        runtime.close()
+        raise StartupError(str(exc), CONFIGURATION if exc.lasting else UNAVAILABLE) from None
 
 
 def _where(url: URL) -> str:

@@ -27,6 +27,10 @@ it (systemd, compose's ``restart:``) to deal with.
 
 Children stop by themselves if the supervisor disappears (``kill -9``): they check
 their parent every second.
+
+Metrics: the children keep theirs in files of a folder the supervisor makes for the run
+(``app.metrics_folder``), so ``/metrics`` from any child is the host's; a dead child's
+live gauges are removed before it is started again, and the folder when the service ends.
 """
 
 from __future__ import annotations
@@ -46,6 +50,7 @@ from multiprocessing.connection import wait
 from types import FrameType
 from typing import Any
 
+from docshelf.app.metrics_folder import MetricsFolder
 from docshelf.app.settings import Settings
 
 log = logging.getLogger("docshelf.supervisor")
@@ -108,6 +113,7 @@ class Supervisor:
         self._stop_signal: int | None = None
         self._wake_r, self._wake_w = os.pipe()
         self._deaths: deque[float] = deque()
+        self.metrics = MetricsFolder()
 
     def run(self) -> int:
         from docshelf.app.runtime import Readiness
@@ -118,6 +124,7 @@ class Supervisor:
         signals = (signal.SIGINT, signal.SIGTERM)
         previous = {sig: signal.signal(sig, self._on_signal) for sig in signals}
         try:
+            self.metrics.open()  # before any child imports prometheus-client
             log.info(
                 "supervisor %d: %d processes serving http://%s:%d/mcp",
                 os.getpid(),
@@ -130,6 +137,7 @@ class Supervisor:
             return self._watch()
         finally:
             self._stop_all()
+            self.metrics.close()
             for sig, handler in previous.items():
                 signal.signal(sig, handler)
             self.sock.close()
@@ -191,6 +199,7 @@ class Supervisor:
         code = process.exitcode
         status = f"killed by {signal.Signals(-code).name}" if code < 0 else f"exit status {code}"
         served = slot.serving.is_set()
+        self.metrics.process_dead(process.pid)
         log.error(
             "process %d (%s, pid %d) died: %s%s",
             slot.number,

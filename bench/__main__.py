@@ -1,5 +1,5 @@
 """``python -m bench NAME``: run one benchmark (index, convert, live, serve, search, quality,
-render, soak, families, ocr)."""
+render, soak, families, ocr, scale)."""
 
 from __future__ import annotations
 
@@ -16,6 +16,7 @@ BENCHMARKS = {
     "soak": "bench.bench_soak",
     "families": "bench.bench_families",
     "ocr": "bench.bench_ocr",
+    "scale": "bench.bench_scale",
 }
 
 

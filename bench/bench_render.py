@@ -102,7 +102,7 @@ def child(variant: str, warm: bool, profile: bool) -> dict[str, object]:
     started = time.process_time()
     from docshelf.converters.render import pdf  # noqa: F401  (the forkserver preloads it)
     from docshelf.storage import conversion
-    from docshelf.storage.store import RepresentationStore
+    from docshelf.storage.store import StoreSpec, open_store
 
     preloaded = time.process_time()
     figures: dict[str, object] = {"preload": preloaded - started}
@@ -110,7 +110,7 @@ def child(variant: str, warm: bool, profile: bool) -> dict[str, object]:
         shelf = Path(scratch, "shelf")
         shelf.mkdir()
         (shelf / "guide.md").write_text(ten_page_markdown(), encoding="utf-8")
-        store = RepresentationStore(Path(scratch, "store"))
+        store = open_store(StoreSpec(str(Path(scratch, "store"))))
         task = conversion.ConversionTask(
             document_id=1,
             shelf="bench",

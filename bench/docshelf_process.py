@@ -85,7 +85,7 @@ def serve(
     port = free_port()
     data_dir.mkdir(parents=True, exist_ok=True)
     log_path = data_dir / f"server-{port}.log"
-    root_args = [a for r in (roots or [str(shelf)]) for a in ("--root", r)]
+    root_args = [a for r in (roots if roots is not None else [str(shelf)]) for a in ("--root", r)]
     command = docshelf_command(
         "serve", *root_args, "--data-dir", str(data_dir), "--port", str(port), *extra_args
     )

@@ -87,7 +87,7 @@ from docshelf.storage.outcomes import (
 )
 from docshelf.storage.queues import Queues
 from docshelf.storage.shelves import Shelf
-from docshelf.storage.store import RepresentationStore
+from docshelf.storage.store import Store
 
 log = logging.getLogger(__name__)
 
@@ -108,7 +108,7 @@ class FormatBuilder:
     def __init__(
         self,
         database: Database,
-        store: RepresentationStore,
+        store: Store,
         pool: ConversionPool,
         shelves: Sequence[Shelf],
         *,

@@ -48,7 +48,7 @@ from docshelf.converters.library_logs import quiet_libraries
 from docshelf.converters.ocr import ocr_identity
 from docshelf.storage.models import FormatFailure
 from docshelf.storage.shelves import FileBytes, NotRegularFile, OutsideShelf, Shelf
-from docshelf.storage.store import RepresentationStore, store_key
+from docshelf.storage.store import Store, StoreSpec, open_store, store_key
 
 log = logging.getLogger(__name__)
 
@@ -187,7 +187,7 @@ def _failure(exc: Exception) -> tuple[FailureReason, str]:
     return FailureReason.ERROR, f"{type(exc).__name__}: {exc}"
 
 
-def conversion_steps(task: ConversionTask, store: RepresentationStore) -> Iterator[Step]:
+def conversion_steps(task: ConversionTask, store: Store) -> Iterator[Step]:
     """Worker entry point: read once, hash, detect, convert, store, one :data:`Step` at a
     time. Never raises for a bad file; a format that fails fails alone."""
     read = _read(task)
@@ -292,7 +292,7 @@ class OutcomeCollector:
         return self.outcome()
 
 
-def convert_file(task: ConversionTask, store: RepresentationStore) -> ConversionOutcome:
+def convert_file(task: ConversionTask, store: Store) -> ConversionOutcome:
     """Convert in this process (tests, tools): the steps a worker would send, collected."""
     collector = OutcomeCollector(task)
     for step in conversion_steps(task, store):
@@ -300,7 +300,7 @@ def convert_file(task: ConversionTask, store: RepresentationStore) -> Conversion
     return collector.outcome()
 
 
-def _worker_main(connection: Connection, store_root: str, memory_bytes: int) -> None:
+def _worker_main(connection: Connection, store_spec: StoreSpec, memory_bytes: int) -> None:
     """One worker process: convert tasks from the pipe until it closes."""
     # Ctrl-C reaches the whole process group; the server decides when workers stop.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
@@ -310,7 +310,7 @@ def _worker_main(connection: Connection, store_root: str, memory_bytes: int) -> 
     if memory_bytes > 0:
         resource.setrlimit(resource.RLIMIT_AS, (memory_bytes, memory_bytes))
     quiet_libraries()
-    store = RepresentationStore(Path(store_root))
+    store = open_store(store_spec)
     _warm_up()
     connection.send(READY)
     while True:
@@ -373,10 +373,10 @@ class _Queued:
 class _Worker:
     """One worker process and the parent's end of its pipe."""
 
-    def __init__(self, context: Any, store_root: str, memory_bytes: int) -> None:
+    def __init__(self, context: Any, store_spec: StoreSpec, memory_bytes: int) -> None:
         self.connection, child = context.Pipe()
         self.process = context.Process(
-            target=_worker_main, args=(child, store_root, memory_bytes), daemon=True
+            target=_worker_main, args=(child, store_spec, memory_bytes), daemon=True
         )
         self.process.start()
         child.close()
@@ -404,9 +404,7 @@ WORKER_START_S = 120
 class ConversionPool:
     """Worker processes fed from a priority queue, each task under its own timeout."""
 
-    def __init__(
-        self, store: RepresentationStore, *, workers: int, timeout_s: float, memory_bytes: int
-    ) -> None:
+    def __init__(self, store: Store, *, workers: int, timeout_s: float, memory_bytes: int) -> None:
         self.store = store
         self.workers = max(1, workers)
         self.timeout_s = timeout_s
@@ -466,7 +464,7 @@ class ConversionPool:
                 self._start_slots()
 
     def _spawn(self) -> _Worker:
-        worker = _Worker(self._context, str(self.store.root), self.memory_bytes)
+        worker = _Worker(self._context, self.store.spec, self.memory_bytes)
         with self._ready:
             self._live.add(worker)
         return worker

@@ -64,22 +64,38 @@ class EventBus:
         self._closed = False
         self._relays: list[Callable[[ChangeSet], None]] = []
         self._hooks: list[Callable[[ChangeSet], None]] = []
+        self._counters: list[Callable[[int], None]] = []
 
     def listen(self) -> Listener:
         """Register a listener on the running loop; pair with :meth:`unlisten`."""
         listener = Listener(asyncio.get_running_loop())
         with self._lock:
             self._listeners.add(listener)
+            self._counted()
         return listener
 
     def unlisten(self, listener: Listener) -> None:
         with self._lock:
             self._listeners.discard(listener)
+            self._counted()
 
     @property
     def listener_count(self) -> int:
         with self._lock:
             return len(self._listeners)
+
+    def on_listener_count(self, counter: Callable[[int], None]) -> None:
+        """Tell ``counter`` the number of listeners now, and again at every change (the
+        streams gauge of ``/metrics``: across the processes of a host it is kept in files,
+        so it is written as it changes, not read at scrape time). Called under the bus's
+        lock, so the counts arrive in order: it must be quick and must not use the bus."""
+        with self._lock:
+            self._counters.append(counter)
+            self._counted()
+
+    def _counted(self) -> None:
+        for counter in self._counters:
+            counter(len(self._listeners))
 
     def on_delivery(self, hook: Callable[[ChangeSet], None]) -> None:
         """Call ``hook`` with every set, in the delivering thread, before the listeners get

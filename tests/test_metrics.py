@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import socket
 from collections.abc import Iterator
 
 import httpx
@@ -155,3 +156,18 @@ def test_errors_before_dispatch_are_counted_too(metrics_server: RunningServer) -
     assert delta(method="other", outcome="parse_error") == 1
     assert delta(method="other", outcome="invalid_request") == 3  # batch, 413, 415
     assert delta(method="resources/list", outcome="invalid_params") == 1
+
+
+def test_one_process_names_its_host_and_describes_itself(metrics_server: RunningServer) -> None:
+    """Issue 27, item 5: every scrape names the host (the machine, not the scrape target a
+    load balancer stands for). One process needs no metrics folder: its own process and
+    GC figures, unlabelled, as before."""
+    samples = scrape(metrics_server)
+    pid = str(metrics_server.process.pid)
+    host = socket.gethostname()
+    assert value(samples, "docshelf_host_info", host=host, pid=pid) == 1
+    assert [labels for (name, labels) in samples if name == "docshelf_host_info"] == [
+        (("host", host), ("pid", pid))
+    ]
+    assert value(samples, "process_resident_memory_bytes") > 0
+    assert ("python_gc_collections_total", (("generation", "0"),)) in samples

@@ -3,8 +3,8 @@
 Changes cross processes through the database (``storage.changefeed``): a subscriber
 hears about a change whichever process holds its stream. ``/healthz`` names the
 process that answered (``process.pid``, ``process.indexing``); one keep-alive
-connection is served by one process, so ``/healthz`` and ``/metrics`` asked over the
-same connection describe the same process.
+connection is served by one process. ``/metrics`` adds the processes up
+(``tests/test_metrics_host.py``); what one process counted is in its own metrics file.
 """
 
 from __future__ import annotations
@@ -28,6 +28,7 @@ import pytest
 from mcp.client.subscriptions import ResourcesListChanged, ResourceUpdated
 from mcp.shared.exceptions import MCPDeprecationWarning
 
+from tests.support.host_metrics import metrics_folder, own_samples, value
 from tests.support.sdk import http_client, read_metadata
 from tests.support.servers import (
     CLIENT_INFO,
@@ -66,18 +67,14 @@ def processes_of(base: str, count: int, timeout: float = 90) -> dict[int, bool]:
     return seen
 
 
-def listeners_by_process(base: str, pids: set[int], timeout: float = 30) -> dict[int, int]:
-    """Open notification streams per process (the ``docshelf_active_subscriptions`` gauge)."""
-    found: dict[int, int] = {}
-    deadline = time.monotonic() + timeout
-    while set(found) != pids:
-        assert time.monotonic() < deadline, f"no answer from {pids - set(found)}"
-        with httpx.Client(timeout=5) as client:  # one connection: one process answers both
-            pid, _ = _pid_of(client, base)
-            metrics = client.get(f"{base}/metrics").text
-        (value,) = re.findall(r"^docshelf_active_subscriptions (\S+)$", metrics, re.MULTILINE)
-        found[pid] = int(float(value))
-    return found
+def listeners_by_process(base: str, pids: set[int]) -> dict[int, int]:
+    """Open notification streams per process (the ``docshelf_active_subscriptions`` gauge):
+    a scrape adds the processes up, so each one's own figure is read from its metrics
+    file."""
+    folder = metrics_folder(next(iter(pids)))
+    return {
+        pid: int(value(own_samples(folder, pid), "docshelf_active_subscriptions")) for pid in pids
+    }
 
 
 # -- a 2026-07-28 listen stream, by hand -----------------------------------------------------

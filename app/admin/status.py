@@ -18,15 +18,18 @@ from docshelf.storage.inventory import document_counts, store_usage
 from docshelf.storage.models import JobState
 
 
-def index_lag_seconds(runtime: Runtime) -> float:
+def index_lag_seconds(runtime: Runtime, *, host: bool = False) -> float:
     """Seconds since the oldest unfinished indexing work of this process was requested.
 
     Unfinished work is a queued or running reindex job, or the start-up pass
     while ``/readyz`` still says 503. 0 when idle: the index has caught up with
-    everything it was asked to do.
+    everything it was asked to do. ``host``: the jobs of every process on this host
+    (``serve --processes N``, where ``/metrics`` describes the host and a job runs in
+    whichever process received it); the start-up pass's readiness is theirs already.
     """
     lags = [0.0]
-    oldest = runtime.jobs.history.oldest_unfinished()
+    history = runtime.jobs.history
+    oldest = history.oldest_unfinished_on_host() if host else history.oldest_unfinished()
     if oldest is not None:
         lags.append((datetime.now(UTC) - oldest).total_seconds())
     if not runtime.readiness.ready:
@@ -50,7 +53,7 @@ def build_status(runtime: Runtime) -> Status:
         ],
         documents=DocumentCounts.model_validate(counts),
         representation_store=StoreStatus(
-            path=str(runtime.store.root), representations=usage.representations, bytes=usage.bytes
+            path=runtime.store.location, representations=usage.representations, bytes=usage.bytes
         ),
         index_lag_seconds=round(index_lag_seconds(runtime), 3),
         conversion_backlog=runtime.builder.backlog(max_age_s=0.5),

@@ -28,7 +28,7 @@ from docshelf.storage.catalog import Catalog, DocumentRecord, NotCached, Variant
 from docshelf.storage.events import ChangeSet
 from docshelf.storage.models import OcrState
 from docshelf.storage.shelves import NotRegularFile, OutsideShelf, Shelf
-from docshelf.storage.store import RepresentationStore
+from docshelf.storage.store import Store
 from docshelf.storage.uris import MAX_URI_LENGTH, document_of
 
 META_OMITTED = "dev.docshelf/omitted"
@@ -125,7 +125,7 @@ class ResourceService:
     def __init__(
         self,
         catalog: Catalog,
-        store: RepresentationStore,
+        store: Store,
         shelves: Sequence[Shelf],
         *,
         page_size: int,

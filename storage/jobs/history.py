@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
-from sqlalchemy import func, select
+from sqlalchemy import ColumnElement, func, select
 
 from docshelf.storage.database import Database
 from docshelf.storage.indexer import COUNT_NAMES, FileError, IndexReport
@@ -212,8 +212,17 @@ class JobHistory:
 
     def oldest_unfinished(self) -> datetime | None:
         """When this process's oldest queued or running job was requested (None when idle)."""
+        return self._oldest_unfinished(Job.owner == self.owner)
+
+    def oldest_unfinished_on_host(self) -> datetime | None:
+        """When the oldest queued or running job of any process on this process's host was
+        requested (owners are ``host:pid``; None when idle)."""
+        host = self.owner.rpartition(":")[0]
+        return self._oldest_unfinished(Job.owner.startswith(f"{host}:", autoescape=True))
+
+    def _oldest_unfinished(self, owned: ColumnElement[bool]) -> datetime | None:
         query = select(func.min(Job.requested_at)).where(
-            Job.owner == self.owner, Job.state.in_(UNFINISHED_JOB_STATES)
+            owned, Job.state.in_(UNFINISHED_JOB_STATES)
         )
         with self.database.session() as session:
             return session.scalar(query)
