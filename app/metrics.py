@@ -117,6 +117,12 @@ INDEXED_FILES = Counter(
     ["result"],
     registry=_OWN,
 )
+CONVERSIONS = Counter(
+    "docshelf_conversions",
+    "Documents whose conversion this process recorded (background or for a read); every "
+    "host converts, so sum across hosts for the service's rate.",
+    registry=_OWN,
+)
 CONVERSION_FAILURES = Counter(
     "docshelf_conversion_failures",
     "Files whose conversion failed during an index pass, by reason (encrypted, timeout, ...).",
@@ -191,6 +197,11 @@ def observe_index(report: IndexReport, seconds: float) -> None:
     for result in ("added", "changed", "removed", "unchanged", "failed", "unsupported"):
         INDEXED_FILES.labels(result=result).inc(getattr(report, result))
     INDEX_PASS_DURATION.observe(seconds)
+
+
+def observe_conversions(count: int) -> None:
+    """Count conversions this process recorded (the format builder calls this)."""
+    CONVERSIONS.inc(count)
 
 
 def observe_conversion_failure(reason: str) -> None:

@@ -152,6 +152,7 @@ class Runtime:
             render=settings.render,
             bus=self.bus,
             on_failure=metrics.observe_conversion_failure,
+            on_recorded=metrics.observe_conversions,
             # Named as in the change feed: one name per process, host and pid in it.
             leases=Leases(self.database, self.feed.origin, settings.conversion_lease_s),
         )

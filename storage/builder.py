@@ -116,6 +116,7 @@ class FormatBuilder:
         render: str = "lazy",
         bus: EventBus | None = None,
         on_failure: Callable[[str], None] | None = None,
+        on_recorded: Callable[[int], None] | None = None,
         leases: Leases | None = None,
     ) -> None:
         if render not in RENDER_POLICIES:
@@ -130,6 +131,7 @@ class FormatBuilder:
         )
         self.bus = bus
         self.on_failure = on_failure  # told each recorded failure's reason (metrics)
+        self.on_recorded = on_recorded  # told how many conversions each recording wrote
         self.ocr = OcrPolicy()
         self.queues = Queues(database, list(self.shelves))
         # What this process takes from the queues it holds under a lease (storage.leases).
@@ -485,6 +487,8 @@ class FormatBuilder:
             self.leases.forget(queued.task.document_id for queued, _ in finished)
         with self._recorded:
             self._recorded.notify_all()
+        if self.on_recorded is not None and recorded.uris:
+            self.on_recorded(len(recorded.uris))
         if self.bus is not None and recorded.uris:
             news = frozenset(recorded.news)
             self.bus.publish(

@@ -84,6 +84,7 @@ def test_index_passes_feed_document_and_conversion_metrics(metrics_server: Runni
     )
     assert value(start, "docshelf_index_pass_duration_seconds_count") == 1
     assert value(start, "docshelf_index_lag_seconds") == 0
+    assert value(start, "docshelf_conversions_total") == 9  # failures are recorded too
 
     admin = Admin(metrics_server.base)
     job = admin.wait_job(
@@ -95,6 +96,7 @@ def test_index_passes_feed_document_and_conversion_metrics(metrics_server: Runni
     assert value(after, "docshelf_index_pass_duration_seconds_count") == 2
     assert value(after, "docshelf_indexed_files_total", result="changed") == 3
     assert value(after, "docshelf_conversion_failures_total", reason="encrypted") == 2
+    assert value(after, "docshelf_conversions_total") == 12
 
 
 def test_active_sessions_gauge_follows_handshake_sessions(metrics_server: RunningServer) -> None:
