@@ -32,6 +32,7 @@ Run ``python -m bench scale`` (~6 min; ``--quick``: small shelves, no PASS/FAIL)
 from __future__ import annotations
 
 import argparse
+import asyncio
 import contextlib
 import re
 import statistics
@@ -56,6 +57,7 @@ from bench.bench_serve import (  # noqa: E402
     make_markdown_shelf,
     measure,
     progress,
+    warm_every_format,
 )
 from bench.docshelf_process import RunningServer, child_env, serve  # noqa: E402
 from bench.object_store import SeaweedServer, find_weed  # noqa: E402
@@ -178,8 +180,8 @@ def reads_section(s3: SeaweedServer, work: Path, quick: bool) -> list[ServeRow]:
             )
             port = int(server.base.rsplit(":", 1)[1])
             targets.append(Target(label, port, server.process.pid, uris))
-        for target in targets:  # every format built and (with a cache) cached once
-            measure(target, CLIENTS, 1.0, 0.5)
+        for target in targets:  # every format built (the PDF on first read) and cached once
+            asyncio.run(warm_every_format(target.port, uris, 2))
         for _ in range(repeats):
             for target in targets:
                 window_cpu = CpuWindow({"weed": s3.process.pid})

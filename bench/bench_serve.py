@@ -245,7 +245,7 @@ def check_same_bytes(targets: list[Target], files: list[ServedFile], sample: int
                 raise AssertionError(f"{target.label}: {uri} is not the file ({kinds})")
 
 
-async def _warm(port: int, uris: list[str], parallel: int) -> None:
+async def warm_every_format(port: int, uris: list[str], parallel: int) -> None:
     """Read every URI once (all formats), so a lazily rendered PDF is built before timing."""
     queue = list(uris)
 
@@ -481,7 +481,7 @@ def serving_rounds(
         progress("checking every server returns the same bytes")
         check_same_bytes(original, files, sample=10)
         progress(f"rendering {len(formats_uris)} PDFs for the all-formats reads")
-        asyncio.run(_warm(targets[0].port, formats_uris, parallel=2))
+        asyncio.run(warm_every_format(targets[0].port, formats_uris, parallel=2))
         return rounds(
             targets,
             plan.counts,
