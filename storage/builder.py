@@ -82,7 +82,7 @@ from docshelf.storage.outcomes import (
     ocr_facts,
     update_search,
 )
-from docshelf.storage.shelves import Shelf
+from docshelf.storage.shelves import AnyShelf
 from docshelf.storage.store import RepresentationStore
 
 log = logging.getLogger(__name__)
@@ -107,7 +107,7 @@ class FormatBuilder:
         database: Database,
         store: RepresentationStore,
         pool: ConversionPool,
-        shelves: Sequence[Shelf],
+        shelves: Sequence[AnyShelf],
         *,
         max_convert_bytes: int,
         render: str = "lazy",
@@ -119,7 +119,7 @@ class FormatBuilder:
         self.database = database
         self.store = store
         self.pool = pool
-        self.shelves: Mapping[str, Shelf] = {shelf.name: shelf for shelf in shelves}
+        self.shelves: Mapping[str, AnyShelf] = {shelf.name: shelf for shelf in shelves}
         self.max_convert_bytes = max_convert_bytes
         self.background_formats: tuple[str, ...] | None = (
             None if render == "eager" else CHEAP_FORMATS
@@ -479,16 +479,16 @@ class FormatBuilder:
         formats: tuple[str, ...] | None,
         stored: Iterable[str] | None = None,
     ) -> ConversionTask:
-        shelf = self.shelves[doc.shelf]
         return ConversionTask(
             document_id=doc.id,
-            shelf=shelf.name,
-            root=str(shelf.root),
+            shelf=doc.shelf,
+            root=self.shelves[doc.shelf].location,
             path=doc.path,
             formats=formats,
             max_bytes=self.max_convert_bytes,
             seen_size=doc.size,
             seen_mtime_ns=doc.mtime_ns,
+            seen_change_key=doc.change_key,
             known_sha256=doc.sha256,
             known_converter=doc.converter,
             stored=frozenset(
@@ -576,7 +576,7 @@ class FormatBuilder:
             docs = {doc.id: doc for doc in session.scalars(query)}
             for task, outcome in outcomes:
                 doc = docs.get(task.document_id)
-                if doc is None or (doc.size, doc.mtime_ns) != (task.seen_size, task.seen_mtime_ns):
+                if doc is None or (doc.size, doc.mtime_ns, doc.change_key) != task.seen:
                     # Removed, or changed again since it was queued: the newer version is queued.
                     stale.extend(v.store_key for v in outcome.variants)
                     continue

@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     import watchfiles
 
 from docshelf.storage.indexer import Indexer, IndexReport
-from docshelf.storage.shelves import Shelf
+from docshelf.storage.shelves import AnyShelf, Shelf
 
 log = logging.getLogger(__name__)
 
@@ -30,14 +30,15 @@ class ShelfWatcher:
     def __init__(
         self,
         indexer: Indexer,
-        shelves: Sequence[Shelf],
+        shelves: Sequence[AnyShelf],
         *,
         debounce_ms: int = 200,
         ignore_under: Sequence[Path] = (),
         observer: Callable[[IndexReport, float], None] | None = None,
     ) -> None:
         self.indexer = indexer
-        self.shelves = list(shelves)
+        # Folders only: a bucket shelf is followed by listing it (storage.bucket_poll).
+        self.shelves = [shelf for shelf in shelves if isinstance(shelf, Shelf)]
         self.debounce_ms = debounce_ms
         self.ignore_under = [p.resolve() for p in ignore_under]
         self.observer = observer
@@ -98,6 +99,8 @@ class ShelfWatcher:
             self.handle(changes)
 
     def start(self) -> None:
+        if not self.shelves:
+            return  # nothing on disk to watch
         self._thread = threading.Thread(target=self._run, name="docshelf-watch", daemon=True)
         self._thread.start()
 
