@@ -62,7 +62,7 @@ class BucketShelf:
     name: str
     bucket: S3Location
     ignore: IgnoreRules = field(default_factory=IgnoreRules)
-    page_size: int = LIST_PAGE
+    page_size: int | None = None  # None: LIST_PAGE
 
     @property
     def location(self) -> str:
@@ -101,7 +101,7 @@ class BucketShelf:
         pages = self._client.get_paginator("list_objects_v2").paginate(
             Bucket=self.bucket.bucket,
             Prefix=prefix,
-            PaginationConfig={"PageSize": self.page_size},
+            PaginationConfig={"PageSize": self.page_size or LIST_PAGE},
         )
         for page in pages:
             for item in page.get("Contents", ()):
