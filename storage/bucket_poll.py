@@ -63,7 +63,8 @@ class BucketPoller:
         changed = sorted(
             path
             for path in listed.keys() | indexed.keys()
-            if listed.get(path) != indexed.get(path) and refused.get(path) != listed.get(path)
+            if listed.get(path) != indexed.get(path)
+            and (path not in refused or refused[path] != listed.get(path))
         )
         if not changed:
             return None

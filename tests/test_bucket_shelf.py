@@ -230,3 +230,19 @@ def test_a_bucket_that_cannot_be_listed_stops_the_start_in_one_line(
     assert "'Not_A_Bucket' is not a bucket name" in str(malformed.value)
     [shelf] = make_shelves([("docs", f"s3://{bucket}/p")], IgnoreRules())
     assert shelf.location == f"s3://{bucket}/p"
+
+
+def test_the_listing_finds_changes_and_says_a_refused_key_once(
+    s3_server: SeaweedServer, bucket: str, runtime: Runtime
+) -> None:
+    [shelf] = runtime.poller.shelves
+    put(s3_server, bucket, "p/a.md", b"# A\n")
+    put(s3_server, bucket, "p/" + "/".join(["é" * 60] * 6) + ".md", b"# too long a URI\n")
+    first = runtime.poller.poll(shelf)
+    assert first is not None and (first.added, first.failed) == (1, 1)
+    assert runtime.poller.poll(shelf) is None  # nothing new: the refused key is not said again
+    put(s3_server, bucket, "p/a.md", b"# B\n")
+    assert runtime.poller.poll(shelf).changed == 1  # type: ignore[union-attr]
+    s3_server.client().delete_object(Bucket=bucket, Key="p/a.md")
+    assert runtime.poller.poll(shelf).removed == 1  # type: ignore[union-attr]
+    assert set(rows(runtime)) == set()
