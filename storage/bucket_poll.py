@@ -12,7 +12,6 @@ a change is seen at once; the listing still catches what a notification missed.
 from __future__ import annotations
 
 import logging
-import threading
 import time
 from collections.abc import Callable, Sequence
 
@@ -21,12 +20,15 @@ from sqlalchemy import select
 from docshelf.storage.indexer import Indexer, IndexReport
 from docshelf.storage.models import Document
 from docshelf.storage.shelves import AnyShelf, Seen, Shelf
+from docshelf.storage.watcher import Follower
 
 log = logging.getLogger(__name__)
 
 
-class BucketPoller:
+class BucketPoller(Follower):
     """One thread that lists every bucket shelf in turn, each ``interval_s`` seconds."""
+
+    thread_name = "docshelf-poll"
 
     def __init__(
         self,
@@ -36,16 +38,14 @@ class BucketPoller:
         interval_s: float = 10.0,
         observer: Callable[[IndexReport, float], None] | None = None,
     ) -> None:
+        super().__init__([shelf for shelf in shelves if not isinstance(shelf, Shelf)])
         self.indexer = indexer
-        self.shelves = [shelf for shelf in shelves if not isinstance(shelf, Shelf)]
         self.interval_s = interval_s
         self.observer = observer
         # Keys refused with a reason (an odd name), as listed then: said once, not at
         # every listing, until the object changes.
         self._refused: dict[str, dict[str, Seen]] = {}
         self._failing: set[str] = set()
-        self._stop = threading.Event()
-        self._thread: threading.Thread | None = None
 
     def _indexed(self, shelf: AnyShelf) -> dict[str, Seen]:
         columns = (Document.path, Document.size, Document.mtime_ns, Document.change_key)
@@ -106,15 +106,3 @@ class BucketPoller:
     def _run(self) -> None:
         while not self._stop.wait(self.interval_s):
             self.poll_all()
-
-    def start(self) -> None:
-        if not self.shelves or self._thread is not None:
-            return  # no bucket shelf: nothing to poll
-        self._thread = threading.Thread(target=self._run, name="docshelf-poll", daemon=True)
-        self._thread.start()
-
-    def stop(self) -> None:
-        self._stop.set()
-        if self._thread is not None:
-            self._thread.join(timeout=10)
-            self._thread = None

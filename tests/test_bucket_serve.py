@@ -9,7 +9,6 @@ import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
-import anyio
 import httpx
 import pytest
 from mcp.client.subscriptions import ResourcesListChanged, ResourceUpdated
@@ -17,11 +16,11 @@ from mcp.client.subscriptions import ResourcesListChanged, ResourceUpdated
 from tests.support.object_store import SeaweedServer
 from tests.support.sdk import http_client
 from tests.support.servers import MODERN, RunningServer, child_env, serve
+from tests.test_live_shelf import next_event
 
 pytestmark = pytest.mark.anyio
 
 TOKEN = "bucket-notify-test-token"
-WAIT = 20
 
 
 @pytest.fixture(scope="module")
@@ -62,14 +61,6 @@ def notified(
     s3_server: SeaweedServer, bucket: str, tmp_path: Path
 ) -> Iterator[tuple[RunningServer, str]]:
     yield from bucket_server(s3_server, bucket, tmp_path, poll_s=3600)  # notifications only
-
-
-async def next_event(subscription, kind: type) -> object:  # type: ignore[no-untyped-def]
-    with anyio.fail_after(WAIT):
-        async for event in subscription:
-            if isinstance(event, kind):
-                return event
-    raise AssertionError("subscription ended")
 
 
 async def test_a_bucket_shelf_is_listed_and_read_beside_a_folder_shelf(
