@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from sqlalchemy import select
 from sqlalchemy.orm import selectinload
 
 from docshelf.app.runtime import Runtime
@@ -23,10 +24,12 @@ from docshelf.converters import FailureReason
 from docshelf.converters.detect import HEAD_BYTES
 from docshelf.storage import bucket_shelf, s3
 from docshelf.storage.bucket_shelf import BucketShelf
+from docshelf.storage.conversion import ConversionOutcome, ConversionTask, convert_file
 from docshelf.storage.models import Document
 from docshelf.storage.s3 import S3Location
 from docshelf.storage.shelves import IgnoreRules, Seen, make_shelves
 from tests.support.object_store import SeaweedServer
+from tests.support.servers import child_env, run_docshelf
 
 
 @pytest.fixture(scope="module")
@@ -246,3 +249,69 @@ def test_the_listing_finds_changes_and_says_a_refused_key_once(
     s3_server.client().delete_object(Bucket=bucket, Key="p/a.md")
     assert runtime.poller.poll(shelf).removed == 1  # type: ignore[union-attr]
     assert set(rows(runtime)) == set()
+
+
+def rewrite_within_one_second(
+    s3_server: SeaweedServer, bucket: str, key: str, first: bytes, then: bytes, between: Any
+) -> dict[str, Any]:
+    """Write ``first``, run ``between``, write ``then`` (the same size) within one second
+    of LastModified; the second write's HEAD."""
+    client = s3_server.client()
+    for _ in range(10):
+        put(s3_server, bucket, key, first)
+        before = client.head_object(Bucket=bucket, Key=key)
+        result = between()
+        put(s3_server, bucket, key, then)
+        after = client.head_object(Bucket=bucket, Key=key)
+        if before["LastModified"] == after["LastModified"]:
+            return {"between": result, **after}
+        time.sleep(0.2)
+    raise AssertionError("no two writes fell within one second")
+
+
+def test_an_outcome_for_a_version_the_row_no_longer_has_is_not_recorded(
+    s3_server: SeaweedServer, bucket: str, runtime: Runtime
+) -> None:
+    """The builder's record check compares the change key too: a conversion of the old
+    version (same size, same second) must not be recorded over the new one's row."""
+
+    def catalogue_and_convert() -> tuple[ConversionTask, ConversionOutcome]:
+        runtime.indexer.reconcile(force=True)
+        with runtime.database.session() as session:
+            doc = session.scalars(
+                select(Document)
+                .options(selectinload(Document.representations))
+                .where(Document.path == "note.md")
+            ).one()
+            task = runtime.builder._task(doc, None)
+        return task, convert_file(task, runtime.store)
+
+    now = rewrite_within_one_second(
+        s3_server, bucket, "p/note.md", b"# Older\n", b"# Newer\n", catalogue_and_convert
+    )
+    task, outcome = now["between"]
+    assert runtime.indexer.reconcile().changed == 1  # the new ETag: changed, queued again
+    recorded = runtime.builder._record([(task, outcome)])
+    assert recorded.uris == {}
+    row = rows(runtime)["note.md"]
+    assert (row.change_key, row.state) == (now["ETag"].strip('"'), "pending")
+
+
+def test_a_bucket_that_cannot_be_listed_stops_docshelf_in_one_line(
+    s3_server: SeaweedServer, tmp_path: Path
+) -> None:
+    done = run_docshelf(
+        "index",
+        "--shelf",
+        "docs=s3://no-such-bucket-here/p",
+        "--data-dir",
+        str(tmp_path / "data"),
+        env=child_env(**s3_server.env()),
+        timeout=120,
+    )
+    assert done.returncode == 2
+    assert done.stderr.strip().splitlines()[-1] == (
+        "docshelf: shelf 'docs': cannot list s3://no-such-bucket-here/p (NoSuchBucket: The "
+        "specified bucket does not exist); check the bucket name, and the AWS_* credentials, "
+        "region and endpoint this process has"
+    )
