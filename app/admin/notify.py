@@ -1,9 +1,9 @@
 """Bucket notifications: the S3 event-notification JSON, as the keys it names.
 
-AWS S3, MinIO's webhook target and SeaweedFS send the same shape (AWS's "event
-message structure"): ``{"Records": [{"s3": {"bucket": {"name": …}, "object": {"key":
-…}}}, …]}``, the key URL-encoded (``+`` for a space). POST
-/admin/shelves/{name}/notify refreshes those keys at once (issue 27, item 2); the
+MinIO's webhook target sends, and AWS S3's events (through SNS, SQS or Lambda) carry,
+one shape (AWS's "event message structure"): ``{"Records": [{"s3": {"bucket":
+{"name": …}, "object": {"key": …}}}, …]}``, the key URL-encoded (``+`` for a space).
+POST /admin/shelves/{name}/notify refreshes those keys at once (issue 27, item 2); the
 periodic listing (storage.bucket_poll) still catches what a notification missed.
 AWS's ``s3:TestEvent`` (sent when a notification is configured) names no key.
 """

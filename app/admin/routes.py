@@ -42,7 +42,7 @@ from docshelf.app.admin.models import (
     RepresentationsDropped,
     Status,
 )
-from docshelf.app.admin.notify import BadNotification, notified_keys, shelf_paths
+from docshelf.app.admin.notify import SHAPE, BadNotification, notified_keys, shelf_paths
 from docshelf.app.admin.status import build_status
 from docshelf.app.runtime import Runtime
 from docshelf.storage import inventory
@@ -79,6 +79,8 @@ DocumentId = Annotated[
     int, Path(ge=1, le=MAX_ID, description="A document id from GET /admin/documents.")
 ]
 
+
+NOTIFY_RECORD = f"One S3 event record; docshelf reads s3.bucket.name and s3.object.key: {SHAPE}"
 
 INVALID_CURSOR = "invalid cursor: pass the next_cursor of the previous page unchanged"
 
@@ -262,9 +264,29 @@ def drop_representations(document: DocumentDep, runtime: RuntimeDep) -> Represen
         409: {"model": ErrorBody, "description": "The shelf is a folder, not a bucket."},
     },
     summary="A bucket notification: refresh the keys it names at once",
-    description="The body is the S3 event-notification JSON AWS S3, MinIO webhooks and "
-    "SeaweedFS send (`Records[].s3.object.key`, URL-encoded). The keys under the shelf's "
-    "prefix are catalogued again now (added, changed or removed) and subscribers are told; "
+    openapi_extra={
+        "requestBody": {
+            "required": True,
+            "content": {
+                "application/json": {
+                    "schema": {
+                        "type": "object",
+                        "required": ["Records"],
+                        "properties": {
+                            "Records": {
+                                "type": "array",
+                                "items": {"type": "object", "description": NOTIFY_RECORD},
+                            }
+                        },
+                    }
+                }
+            },
+        }
+    },
+    description="The body is the S3 event-notification JSON (`Records[].s3.object.key`, "
+    "URL-encoded), as a MinIO webhook sends it and AWS S3's events carry it. The keys "
+    "under the shelf's prefix are catalogued again now (added, changed or removed) and "
+    "subscribers are told; "
     "records of other buckets or prefixes are ignored.",
 )
 async def notify(
