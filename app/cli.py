@@ -55,7 +55,8 @@ def _shelf_options(parser: argparse.ArgumentParser) -> None:
         dest="named",
         action="append",
         metavar="NAME=DIR",
-        help="a folder to serve under an explicit shelf name; repeatable",
+        help="a folder (or s3://BUCKET/PREFIX, a shelf in a bucket) to serve under an "
+        "explicit shelf name; repeatable",
     )
     group.add_argument(
         "--data-dir",

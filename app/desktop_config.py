@@ -26,6 +26,7 @@ from docshelf.app.config_install import InstallError, Outcome, install_entry
 from docshelf.app.desktop_clients import CLIENTS, DEFAULT_CLIENT, PLATFORM_NAMES, Client
 from docshelf.app.launcher import launch_command
 from docshelf.app.settings import Settings
+from docshelf.storage.s3 import is_s3_url
 from docshelf.storage.uris import shelf_name_for
 
 SERVER_NAME = "docshelf"
@@ -39,8 +40,11 @@ def stdio_args(settings: Settings) -> list[str]:
     """``stdio`` and the flags that reproduce ``settings``: shelves and the negotiation
     default always (:data:`DESKTOP_DEFAULT_FEATURES` unless set), the rest when set."""
     args = ["stdio"]
-    for name, folder in settings.shelf_specs():
-        path = folder.expanduser().absolute()
+    for name, location in settings.shelf_specs():
+        if is_s3_url(location):  # a bucket shelf: its URL as given (AWS_* come from the env)
+            args += ["--shelf", f"{name}={location}"]
+            continue
+        path = Path(location).expanduser().absolute()
         if not path.is_dir():
             raise ValueError(f"shelf folder {str(path)!r} is not a directory")
         if name == shelf_name_for(path.resolve().name):

@@ -26,6 +26,7 @@ from docshelf.app.mcp.sessions import SessionRegistry
 from docshelf.app.mcp.tools import ToolService
 from docshelf.app.roles import Role
 from docshelf.app.settings import Settings
+from docshelf.storage.bucket_poll import BucketPoller
 from docshelf.storage.builder import FormatBuilder, Progress
 from docshelf.storage.catalog import Catalog
 from docshelf.storage.changefeed import ChangeFeed
@@ -206,6 +207,13 @@ class Runtime:
             grace_s=settings.store_sweep_grace_s,
             interval_s=SWEEP_INTERVAL_S,
         )
+        # Bucket shelves have no inotify: the indexing process lists them (storage.bucket_poll).
+        self.poller = BucketPoller(
+            self.indexer,
+            self.shelves,
+            interval_s=settings.bucket_poll_s,
+            observer=metrics.observe_index,
+        )
         self._index_thread: threading.Thread | None = None
 
     def open(self) -> None:
@@ -290,6 +298,8 @@ class Runtime:
                 log.exception("initial catalog pass failed")
                 error = f"{type(exc).__name__}: {exc}"
             self.readiness.finish(error)
+            if self.settings.watch:  # after the pass: a listing diffs against a current index
+                self.poller.start()
 
         self._index_thread = threading.Thread(target=run, name="docshelf-index", daemon=True)
         self._index_thread.start()
@@ -305,6 +315,7 @@ class Runtime:
         self.jobs.close()
         self.bus.close()
         self.watcher.stop()
+        self.poller.stop()
         if self._index_thread is not None:
             self._index_thread.join(timeout=5)
         self.sessions.close()

@@ -35,7 +35,7 @@ class Settings(BaseSettings):
 
     shelves: Annotated[list[str], NoDecode] = Field(
         default_factory=list,
-        description="Shelves as DIR or NAME=DIR (env: comma-separated).",
+        description="Shelves as DIR, NAME=DIR or NAME=s3://BUCKET/PREFIX (env: comma-separated).",
     )
     host: str = "127.0.0.1"
     port: int = Field(8000, ge=0, le=65535)
@@ -184,6 +184,13 @@ class Settings(BaseSettings):
         "it (renewed three times per lease while it works; a process that dies leaves its "
         "documents to the others this long after)",
     )
+    bucket_poll_s: float = Field(
+        10.0,
+        gt=0,
+        le=3600,
+        description="how often the indexing process lists each bucket shelf for changes "
+        "(a bucket notification to POST /admin/shelves/NAME/notify is seen at once)",
+    )
     change_poll_ms: int = Field(
         200,
         ge=10,
@@ -241,21 +248,29 @@ class Settings(BaseSettings):
             )
         return self
 
-    def shelf_specs(self) -> list[tuple[str, Path]]:
-        """(name, folder) for each configured shelf."""
+    def shelf_specs(self) -> list[tuple[str, str]]:
+        """(name, location) for each configured shelf: a folder, or an ``s3://BUCKET/PREFIX``
+        URL (a shelf in a bucket, issue 27), checked here so a typo is one line at start."""
         specs = []
         for entry in self.shelves:
             name, sep, folder = entry.partition("=")
-            if sep and name and not Path(entry).exists():
+            if is_s3_url(entry):  # a bare URL: named after its last prefix folder or bucket
+                where = S3Location.parse(entry)
+                last = where.prefix.rstrip("/").rpartition("/")[2] or where.bucket
+                specs.append((shelf_name_for(last), str(where)))
+            elif sep and name and not Path(entry).exists():
                 if not is_valid_shelf_name(name):
                     raise ValueError(
                         f"shelf name {name!r} is invalid: "
                         "use lowercase letters, digits, '.', '_', '-'"
                     )
-                specs.append((name, Path(folder).expanduser()))
+                if is_s3_url(folder):
+                    specs.append((name, str(S3Location.parse(folder))))
+                else:
+                    specs.append((name, str(Path(folder).expanduser())))
             else:
                 path = Path(entry).expanduser()
-                specs.append((shelf_name_for(path.resolve().name), path))
+                specs.append((shelf_name_for(path.resolve().name), str(path)))
         return specs
 
     def negotiation_default(self) -> Features:

@@ -86,7 +86,7 @@ from docshelf.storage.outcomes import (
     update_search,
 )
 from docshelf.storage.queues import Queues
-from docshelf.storage.shelves import Shelf
+from docshelf.storage.shelves import AnyShelf
 from docshelf.storage.store import Store
 
 log = logging.getLogger(__name__)
@@ -110,7 +110,7 @@ class FormatBuilder:
         database: Database,
         store: Store,
         pool: ConversionPool,
-        shelves: Sequence[Shelf],
+        shelves: Sequence[AnyShelf],
         *,
         max_convert_bytes: int,
         render: str = "lazy",
@@ -124,7 +124,7 @@ class FormatBuilder:
         self.database = database
         self.store = store
         self.pool = pool
-        self.shelves: Mapping[str, Shelf] = {shelf.name: shelf for shelf in shelves}
+        self.shelves: Mapping[str, AnyShelf] = {shelf.name: shelf for shelf in shelves}
         self.max_convert_bytes = max_convert_bytes
         self.background_formats: tuple[str, ...] | None = (
             None if render == "eager" else CHEAP_FORMATS
@@ -423,16 +423,16 @@ class FormatBuilder:
         formats: tuple[str, ...] | None,
         stored: Iterable[str] | None = None,
     ) -> ConversionTask:
-        shelf = self.shelves[doc.shelf]
         return ConversionTask(
             document_id=doc.id,
-            shelf=shelf.name,
-            root=str(shelf.root),
+            shelf=doc.shelf,
+            root=self.shelves[doc.shelf].location,
             path=doc.path,
             formats=formats,
             max_bytes=self.max_convert_bytes,
             seen_size=doc.size,
             seen_mtime_ns=doc.mtime_ns,
+            seen_change_key=doc.change_key,
             known_sha256=doc.sha256,
             known_converter=doc.converter,
             stored=frozenset(
@@ -525,7 +525,7 @@ class FormatBuilder:
                 doc = docs.get(task.document_id)
                 if doc is not None:
                     self.leases.settle(doc)  # recorded (or dropped): the lease ends with it
-                if doc is None or (doc.size, doc.mtime_ns) != (task.seen_size, task.seen_mtime_ns):
+                if doc is None or (doc.size, doc.mtime_ns, doc.change_key) != task.seen:
                     # Removed, or changed again since it was queued: the newer version is queued.
                     stale.extend(v.store_key for v in outcome.variants)
                     continue

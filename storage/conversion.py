@@ -32,7 +32,7 @@ from collections.abc import Iterator
 from concurrent.futures import Future
 from dataclasses import dataclass, field, replace
 from multiprocessing.connection import Connection
-from pathlib import Path, PurePosixPath
+from pathlib import PurePosixPath
 from typing import Any
 
 from docshelf.converters import (
@@ -47,7 +47,7 @@ from docshelf.converters.detect import HEAD_BYTES, detect_mime
 from docshelf.converters.library_logs import quiet_libraries
 from docshelf.converters.ocr import ocr_identity
 from docshelf.storage.models import FormatFailure
-from docshelf.storage.shelves import FileBytes, NotRegularFile, OutsideShelf, Shelf
+from docshelf.storage.shelves import FileBytes, NotRegularFile, OutsideShelf, shelf_at
 from docshelf.storage.store import Store, StoreSpec, open_store, store_key
 
 log = logging.getLogger(__name__)
@@ -72,12 +72,13 @@ class ConversionTask:
 
     document_id: int
     shelf: str
-    root: str
+    root: str  # the shelf's location: a folder, or an s3:// URL (storage.shelves.shelf_at)
     path: str
     formats: tuple[str, ...] | None  # None: every format the converter offers
     max_bytes: int
     seen_size: int = 0  # the index's size and mtime when queued: a newer version voids this
     seen_mtime_ns: int = 0
+    seen_change_key: str | None = None  # an object's ETag when queued (None for a file)
     known_sha256: str | None = None
     known_converter: str | None = None
     stored: frozenset[str] = frozenset()
@@ -85,6 +86,12 @@ class ConversionTask:
     #: what it makes is versioned ``name:version+<ocr identity>``.
     ocr: bool = False
     timeout_s: float | None = None  # None: the pool's per-file timeout
+
+    @property
+    def seen(self) -> tuple[int, int, str | None]:
+        """The version the index had when this was queued: a row that no longer has it
+        changed again since (the newer version is queued), so this outcome is not recorded."""
+        return self.seen_size, self.seen_mtime_ns, self.seen_change_key
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,6 +105,7 @@ class ConversionOutcome:
 
     size: int = 0
     mtime_ns: int = 0
+    change_key: str | None = None  # the ETag of the object read (None for a file)
     sha256: str | None = None
     mime_type: str | None = None
     converter: str | None = None  # "name:version"; None when no converter handles the type
@@ -147,7 +155,7 @@ def without_ocr(converter: str) -> str:
 
 
 def _read(task: ConversionTask) -> FileBytes | ConversionOutcome:
-    shelf = Shelf(task.shelf, Path(task.root))
+    shelf = shelf_at(task.shelf, task.root)
     try:
         return shelf.read(task.path, limit=task.max_bytes)
     except (FileNotFoundError, NotRegularFile, OutsideShelf) as exc:
@@ -198,7 +206,11 @@ def conversion_steps(task: ConversionTask, store: Store) -> Iterator[Step]:
     mime_type = detect_mime(read.data[:HEAD_BYTES], filename)
     sha = hashlib.sha256(read.data).hexdigest()
     found = ConversionOutcome(
-        size=read.size, mtime_ns=read.mtime_ns, sha256=sha, mime_type=mime_type
+        size=read.size,
+        mtime_ns=read.mtime_ns,
+        change_key=read.change_key,
+        sha256=sha,
+        mime_type=mime_type,
     )
     converter = find_converter(mime_type, filename)
     if converter is None:

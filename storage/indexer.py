@@ -16,8 +16,6 @@ committed batch publishes one :class:`ChangeSet`.
 from __future__ import annotations
 
 import logging
-import os
-import stat
 import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, fields
@@ -38,7 +36,7 @@ from docshelf.storage.events import ChangeSet, EventBus
 from docshelf.storage.garbage import release_unreferenced
 from docshelf.storage.models import Document, DocumentState, Representation
 from docshelf.storage.outcomes import fallback_description
-from docshelf.storage.shelves import NotRegularFile, OutsideShelf, Shelf
+from docshelf.storage.shelves import AnyShelf, NotRegularFile, OutsideShelf, Seen
 from docshelf.storage.uris import MAX_URI_LENGTH, InvalidUri, build_uri, printable
 
 log = logging.getLogger(__name__)
@@ -92,14 +90,6 @@ class IndexReport:
 
 
 @dataclass(frozen=True, slots=True)
-class _Seen:
-    """One file as the pass found it."""
-
-    size: int
-    mtime_ns: int
-
-
-@dataclass(frozen=True, slots=True)
 class _Known:
     """The index's row for a path, as far as the pass needs it (its fields name the columns
     read)."""
@@ -108,6 +98,7 @@ class _Known:
     uri: str
     size: int
     mtime_ns: int
+    change_key: str | None
     mime_type: str
     detection: int | None
     converter: str | None
@@ -163,7 +154,7 @@ class Indexer:
         self,
         database: Database,
         builder: FormatBuilder,
-        shelves: Sequence[Shelf],
+        shelves: Sequence[AnyShelf],
         *,
         bus: EventBus | None = None,
     ) -> None:
@@ -197,29 +188,37 @@ class Indexer:
             shelf = self.shelves[name]
             # The catalog comes first: no background conversion while it runs (DESIGN D11).
             with self._locks[name], self.builder.held():
-                on_disk = {
-                    path: _Seen(info.st_size, info.st_mtime_ns) for path, info in shelf.walk()
-                }
+                on_disk = dict(shelf.walk())
                 report.merge(self._index(shelf, on_disk, None, force, progress))
         if wait:
             self._wait_for_formats(report, build_progress)
         return report
 
     def refresh(
-        self, shelf_name: str, paths: Iterable[str], *, force: bool = False, wait: bool = False
+        self,
+        shelf_name: str,
+        paths: Iterable[str],
+        *,
+        force: bool = False,
+        wait: bool = False,
+        listed: Mapping[str, Seen] | None = None,
     ) -> IndexReport:
-        """Catalog just ``paths`` (relative files or folders) on one shelf, e.g. for the watcher."""
+        """Catalog just ``paths`` (relative files or folders) on one shelf, e.g. for the watcher.
+
+        ``listed``: what a listing just found (storage.bucket_poll); ``paths`` are then
+        documents, not folders, and one absent from it is gone — no second look at each.
+        """
         shelf = self.shelves[shelf_name]
         paths = list(paths)
         with self._locks[shelf_name], self.builder.held():
-            on_disk: dict[str, _Seen] = {}
-            prefixes = tuple(p.rstrip("/") + "/" for p in paths)
+            on_disk: dict[str, Seen] = {}
+            prefixes = tuple(p.rstrip("/") + "/" for p in paths) if listed is None else ()
             for path in paths:
-                seen = self._look(shelf, path)
+                seen = shelf.look(path) if listed is None else listed.get(path)
                 if seen is not None:
                     on_disk[path] = seen  # one bad path is just absent: never fails the rest
-            for folder in (p for p in paths if self._is_dir(shelf, p)):
-                on_disk.update((p, _Seen(i.st_size, i.st_mtime_ns)) for p, i in shelf.walk(folder))
+            for folder in (p for p in paths if listed is None and shelf.is_folder(p)):
+                on_disk.update(shelf.walk(folder))
             report = self._index(shelf, on_disk, (paths, prefixes), force, None)
         if wait:
             self._wait_for_formats(report)
@@ -231,26 +230,8 @@ class Indexer:
 
     # -- the pass -------------------------------------------------------------------------
 
-    @staticmethod
-    def _is_dir(shelf: Shelf, path: str) -> bool:
-        try:
-            return shelf.locate(path).is_dir()
-        except (OSError, ValueError):
-            return False
-
-    @staticmethod
-    def _look(shelf: Shelf, path: str) -> _Seen | None:
-        """A fresh look at one path: its stat if it is a regular file on the shelf, else None."""
-        if shelf.ignore.ignores(path):
-            return None
-        try:
-            info = os.stat(shelf.locate(path))
-        except (OSError, ValueError):  # gone, a loop, outside, or not encodable as a file name
-            return None
-        return _Seen(info.st_size, info.st_mtime_ns) if stat.S_ISREG(info.st_mode) else None
-
     def _known(
-        self, shelf: Shelf, scope: tuple[list[str], tuple[str, ...]] | None
+        self, shelf: AnyShelf, scope: tuple[list[str], tuple[str, ...]] | None
     ) -> dict[str, _Known]:
         columns = (getattr(Document, column.name) for column in fields(_Known))
         query = select(Document.path, *columns).where(Document.shelf == shelf.name)
@@ -279,8 +260,8 @@ class Indexer:
 
     def _index(
         self,
-        shelf: Shelf,
-        on_disk: Mapping[str, _Seen],
+        shelf: AnyShelf,
+        on_disk: Mapping[str, Seen],
         scope: tuple[list[str], tuple[str, ...]] | None,
         force: bool,
         progress: Progress | None,
@@ -308,9 +289,9 @@ class Indexer:
 
     def _catalogue_batch(
         self,
-        shelf: Shelf,
+        shelf: AnyShelf,
         batch: Sequence[str],
-        on_disk: Mapping[str, _Seen],
+        on_disk: Mapping[str, Seen],
         known: Mapping[str, _Known],
         force: bool,
         advance: Callable[[int], None],
@@ -349,9 +330,9 @@ class Indexer:
 
     def _plan(
         self,
-        shelf: Shelf,
+        shelf: AnyShelf,
         batch: Sequence[str],
-        on_disk: Mapping[str, _Seen],
+        on_disk: Mapping[str, Seen],
         known: Mapping[str, _Known],
         force: bool,
         report: IndexReport,
@@ -447,9 +428,9 @@ class Indexer:
         self.builder.first(plan.queued_ids)  # an edit someone may be waiting for goes first
         self._publish(plan.announcement)
 
-    def _stale(self, row: _Known, path: str, seen: _Seen) -> bool:
+    def _stale(self, row: _Known, path: str, seen: Seen) -> bool:
         """Whether a known file needs its formats rebuilt."""
-        if (row.size, row.mtime_ns) != (seen.size, seen.mtime_ns):
+        if _moved(row, seen):
             return True
         if row.detection != DETECTION_VERSION:
             return True  # decided by an older rule: look at its type again
@@ -463,19 +444,17 @@ class Indexer:
         current = converter_identity(row.mime_type, path.rpartition("/")[2])
         return without_ocr(row.converter) != current
 
-    def _head(self, shelf: Shelf, path: str) -> bytes:
+    @staticmethod
+    def _head(shelf: AnyShelf, path: str) -> bytes:
+        """The first bytes, for the type and title (a ranged GET for an object)."""
         try:
-            fd = shelf.open(path)
+            return shelf.head(path, HEAD_BYTES)
         except (FileNotFoundError, NotRegularFile, OutsideShelf) as exc:
             raise _Refused(FailureReason.UNREADABLE, f"cannot open: {exc}") from exc
         except OSError as exc:
             raise _Refused(FailureReason.UNREADABLE, f"cannot open: {exc.strerror}") from exc
-        try:
-            return os.read(fd, HEAD_BYTES)
-        finally:
-            os.close(fd)
 
-    def _describe(self, shelf: Shelf, path: str) -> dict[str, object]:
+    def _describe(self, shelf: AnyShelf, path: str) -> dict[str, object]:
         """Type, state and cheap title of a file, from its first bytes."""
         name = path.rpartition("/")[2]
         head = self._head(shelf, path)
@@ -494,7 +473,9 @@ class Indexer:
             "error_message": unsupported,
         }
 
-    def _catalogue(self, shelf: Shelf, path: str, seen: _Seen, now: datetime) -> dict[str, object]:
+    def _catalogue(
+        self, shelf: AnyShelf, path: str, seen: Seen, now: datetime
+    ) -> dict[str, object]:
         """The row of a file the index has not seen before."""
         try:
             uri = build_uri(shelf.name, path)
@@ -511,6 +492,7 @@ class Indexer:
             "uri": uri,
             "size": seen.size,
             "mtime_ns": seen.mtime_ns,
+            "change_key": seen.change_key,
             "sha256": None,
             "page_count": None,
             "language": None,
@@ -522,19 +504,20 @@ class Indexer:
         }
 
     def _recatalogue(
-        self, shelf: Shelf, path: str, row: _Known, seen: _Seen, force: bool
+        self, shelf: AnyShelf, path: str, row: _Known, seen: Seen, force: bool
     ) -> tuple[dict[str, object], bool]:
         """A known file's new values, and whether it changed (is queued for rebuilding).
 
         Only a new detection rule with the same verdict is no change at all.
         """
         values: dict[str, object] = {"id": row.id, "detection": DETECTION_VERSION}
-        moved = (row.size, row.mtime_ns) != (seen.size, seen.mtime_ns)
+        moved = _moved(row, seen)
         if moved or force or row.detection != DETECTION_VERSION:
             described = self._describe(shelf, path)
             values.update(
                 size=seen.size,
                 mtime_ns=seen.mtime_ns,
+                change_key=seen.change_key,
                 modified_at=datetime.fromtimestamp(seen.mtime_ns / 1e9, UTC),
                 mime_type=described["mime_type"],
             )
@@ -567,6 +550,12 @@ class Indexer:
     def _publish(self, changes: ChangeSet) -> None:
         if self.bus is not None:
             self.bus.publish(changes)
+
+
+def _moved(row: _Known, seen: Seen) -> bool:
+    """Whether the file or object is another version than the row's: its size, mtime or
+    (an object's) ETag differ."""
+    return (row.size, row.mtime_ns, row.change_key) != (seen.size, seen.mtime_ns, seen.change_key)
 
 
 class _Refused(Exception):

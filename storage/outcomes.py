@@ -157,6 +157,7 @@ def apply_outcome(
     dropped = [r.store_key for r in doc.representations]
     if outcome.sha256 is not None:
         doc.size, doc.mtime_ns, doc.sha256 = outcome.size, outcome.mtime_ns, outcome.sha256
+        doc.change_key = outcome.change_key  # the version read, as its size and mtime are
         doc.modified_at = datetime.fromtimestamp(outcome.mtime_ns / 1e9, UTC)
     if outcome.mime_type is not None:
         doc.mime_type = outcome.mime_type

@@ -25,7 +25,9 @@ import threading
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
+from typing import Protocol
 
+from docshelf.storage.s3 import S3Location, is_s3_url
 from docshelf.storage.uris import is_valid_shelf_name, printable
 
 log = logging.getLogger(__name__)
@@ -48,11 +50,47 @@ class NotRegularFile(OSError):
 
 @dataclass(frozen=True, slots=True)
 class FileBytes:
-    """What one open of a shelf file read: its bytes and the ``fstat`` of that same open."""
+    """What one open of a shelf file read: its bytes and the ``fstat`` of that same open
+    (for an object: its length, LastModified and ETag, of that same GET)."""
 
     data: bytes
     size: int
     mtime_ns: int
+    change_key: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Seen:
+    """One document as a listing found it: what every "did it change" check compares.
+
+    ``change_key`` is an object's ETag (None for a file): an object rewritten within the
+    same second at the same size has a new one (issue 27, item 2).
+    """
+
+    size: int
+    mtime_ns: int
+    change_key: str | None = None
+
+
+class AnyShelf(Protocol):
+    """What the indexer, the builder and reads use of a shelf, a folder (:class:`Shelf`)
+    or a bucket (:class:`~storage.bucket_shelf.BucketShelf`), so none branches on the
+    kind. ``location`` rebuilds it in a worker (:func:`shelf_at`)."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def ignore(self) -> IgnoreRules: ...
+    @property
+    def location(self) -> str: ...
+
+    def walk(self, under: str | None = None) -> Iterator[tuple[str, Seen]]: ...
+    def look(self, relative_path: str) -> Seen | None: ...
+    def is_folder(self, relative_path: str) -> bool: ...
+    def head(self, relative_path: str, size: int) -> bytes: ...
+    def read(self, relative_path: str, *, limit: int | None = None) -> FileBytes: ...
+    def check(self) -> None:
+        """Raise ValueError, in one line, if this process cannot list the shelf."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -184,6 +222,13 @@ class Shelf:
             )
         object.__setattr__(self, "root", self.root.expanduser().resolve())
 
+    @property
+    def location(self) -> str:
+        return str(self.root)
+
+    def check(self) -> None:
+        _check_folder(self, self.location)
+
     def _parts(self, relative_path: str) -> list[str]:
         parts = relative_path.split("/")
         if any(p in ("", ".", "..") for p in parts) or "\x00" in relative_path:
@@ -256,6 +301,31 @@ class Shelf:
         finally:
             os.close(fd)
 
+    def look(self, relative_path: str) -> Seen | None:
+        """A fresh look at one path: its size and mtime if it is a regular file on the
+        shelf and not ignored, else None (gone, a loop, outside, not a file)."""
+        if self.ignore.ignores(relative_path):
+            return None
+        try:
+            info = os.stat(self.locate(relative_path))
+        except (OSError, ValueError):  # gone, a loop, outside, or not encodable as a file name
+            return None
+        return Seen(info.st_size, info.st_mtime_ns) if stat.S_ISREG(info.st_mode) else None
+
+    def is_folder(self, relative_path: str) -> bool:
+        try:
+            return self.locate(relative_path).is_dir()
+        except (OSError, ValueError):
+            return False
+
+    def head(self, relative_path: str, size: int) -> bytes:
+        """The first ``size`` bytes, through :meth:`open` (its errors)."""
+        fd = self.open(relative_path)
+        try:
+            return os.read(fd, size)
+        finally:
+            os.close(fd)
+
     def relative(self, path: Path) -> str | None:
         """``path`` (absolute, as the watcher reports it) relative to the root; None if outside."""
         try:
@@ -263,8 +333,8 @@ class Shelf:
         except ValueError:
             return None
 
-    def walk(self, under: str | None = None) -> Iterator[tuple[str, os.stat_result]]:
-        """Relative POSIX paths of the regular files on the shelf with their ``stat``.
+    def walk(self, under: str | None = None) -> Iterator[tuple[str, Seen]]:
+        """Relative POSIX paths of the regular files on the shelf with their size and mtime.
 
         ``under``: only that folder's files (a watcher batch naming a new folder).
         Ignored names are skipped. Directory symlinks are not followed (no loops,
@@ -299,11 +369,12 @@ class Shelf:
                         self.locate(relative)
                         info = os.stat(entry.path)
                         if stat.S_ISREG(info.st_mode):
-                            yield relative, info
+                            yield relative, Seen(info.st_size, info.st_mtime_ns)
                     elif entry.is_dir(follow_symlinks=False):
                         stack.append(Path(entry.path))
                     elif entry.is_file(follow_symlinks=False):
-                        yield relative, entry.stat(follow_symlinks=False)
+                        info = entry.stat(follow_symlinks=False)
+                        yield relative, Seen(info.st_size, info.st_mtime_ns)
                 except PermissionError as exc:
                     denied = exc
                 except (OSError, RuntimeError):
@@ -320,26 +391,46 @@ def this_process() -> str:
     return f"uid {getuid()}" if getuid else "this user"
 
 
-def make_shelves(specs: Sequence[tuple[str, Path]], ignore: IgnoreRules) -> list[Shelf]:
-    """Shelves from (name, folder) pairs, refusing duplicate names, missing folders and
-    folders this process cannot list (the walk would skip them: an empty shelf, silently)."""
-    shelves: list[Shelf] = []
-    for name, folder in specs:
-        shelf = Shelf(name, folder, ignore)
-        if not shelf.root.exists():
-            raise ValueError(f"shelf {name!r}: {folder} does not exist")
-        if not shelf.root.is_dir():
-            raise ValueError(f"shelf {name!r}: {folder} is not a folder")
-        try:
-            with os.scandir(shelf.root):
-                pass
-        except PermissionError:
-            raise ValueError(
-                f"shelf {name!r}: {folder} cannot be read by {this_process()}; make the "
-                "shelf readable and its folders traversable for it (chmod -R o+rX FOLDER, "
-                "or a group it is in)"
-            ) from None
+def shelf_at(name: str, location: str, ignore: IgnoreRules | None = None) -> AnyShelf:
+    """The shelf ``location`` names: an ``s3://`` URL is a bucket shelf, anything else a
+    folder. A worker rebuilds its task's shelf from (name, location) by this one factory."""
+    rules = ignore or IgnoreRules()
+    if is_s3_url(location):
+        from docshelf.storage.bucket_shelf import BucketShelf  # boto3: only bucket users pay
+
+        return BucketShelf(name, S3Location.parse(location), rules)
+    return Shelf(name, Path(location), rules)
+
+
+def make_shelves(specs: Sequence[tuple[str, str]], ignore: IgnoreRules) -> list[AnyShelf]:
+    """Shelves from (name, folder or s3:// URL) pairs, refusing duplicate names, missing
+    folders and folders this process cannot list (the walk would skip them: an empty
+    shelf, silently), and buckets it cannot reach or list (:meth:`BucketShelf.check`)."""
+    shelves: list[AnyShelf] = []
+    for name, location in specs:
+        shelf = shelf_at(name, location, ignore)
+        if isinstance(shelf, Shelf):
+            _check_folder(shelf, location)  # its message names the folder as it was given
+        else:
+            shelf.check()
         if any(s.name == name for s in shelves):
             raise ValueError(f"two shelves are named {name!r}; name them with --shelf NAME=DIR")
         shelves.append(shelf)
     return shelves
+
+
+def _check_folder(shelf: Shelf, folder: str) -> None:
+    name = shelf.name
+    if not shelf.root.exists():
+        raise ValueError(f"shelf {name!r}: {folder} does not exist")
+    if not shelf.root.is_dir():
+        raise ValueError(f"shelf {name!r}: {folder} is not a folder")
+    try:
+        with os.scandir(shelf.root):
+            pass
+    except PermissionError:
+        raise ValueError(
+            f"shelf {name!r}: {folder} cannot be read by {this_process()}; make the "
+            "shelf readable and its folders traversable for it (chmod -R o+rX FOLDER, "
+            "or a group it is in)"
+        ) from None

@@ -9,6 +9,7 @@ its path, which ``refresh`` expands to every document under it.
 
 from __future__ import annotations
 
+import abc
 import logging
 import threading
 import time
@@ -21,34 +22,64 @@ if TYPE_CHECKING:
     import watchfiles
 
 from docshelf.storage.indexer import Indexer, IndexReport
-from docshelf.storage.shelves import Shelf
+from docshelf.storage.shelves import AnyShelf, Shelf
 
 log = logging.getLogger(__name__)
 
 
-class ShelfWatcher:
+class Follower(abc.ABC):
+    """A daemon thread that follows some shelves until stopped: the watcher (folders)
+    and the bucket listing (storage.bucket_poll)."""
+
+    thread_name = "docshelf-follow"
+
+    def __init__(self, shelves: Sequence[AnyShelf]) -> None:
+        self.shelves = list(shelves)
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    @abc.abstractmethod
+    def _run(self) -> None:
+        """Follow until ``_stop`` is set."""
+
+    def start(self) -> None:
+        if not self.shelves or self._thread is not None:
+            return  # none of this kind: nothing to follow
+        self._thread = threading.Thread(target=self._run, name=self.thread_name, daemon=True)
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout=10)
+            self._thread = None
+
+
+class ShelfWatcher(Follower):
+    thread_name = "docshelf-watch"
+
     def __init__(
         self,
         indexer: Indexer,
-        shelves: Sequence[Shelf],
+        shelves: Sequence[AnyShelf],
         *,
         debounce_ms: int = 200,
         ignore_under: Sequence[Path] = (),
         observer: Callable[[IndexReport, float], None] | None = None,
     ) -> None:
+        # Folders only: a bucket shelf is followed by listing it (storage.bucket_poll).
+        self.folders = [shelf for shelf in shelves if isinstance(shelf, Shelf)]
+        super().__init__(self.folders)
         self.indexer = indexer
-        self.shelves = list(shelves)
         self.debounce_ms = debounce_ms
         self.ignore_under = [p.resolve() for p in ignore_under]
         self.observer = observer
-        self._stop = threading.Event()
-        self._thread: threading.Thread | None = None
 
     def _locate(self, raw_path: str) -> tuple[Shelf, str] | None:
         path = Path(raw_path)
         if any(path.is_relative_to(p) for p in self.ignore_under):
             return None
-        for shelf in self.shelves:
+        for shelf in self.folders:
             relative = shelf.relative(path)
             if relative is not None and relative != "." and not shelf.ignore.ignores(relative):
                 return shelf, relative
@@ -83,7 +114,7 @@ class ShelfWatcher:
             )
 
     def _run(self) -> None:
-        roots = [str(shelf.root) for shelf in self.shelves]
+        roots = [str(shelf.root) for shelf in self.folders]
         import watchfiles  # ~0.15 s to import: paid by the watcher thread, not at start-up
 
         for changes in watchfiles.watch(
@@ -96,13 +127,3 @@ class ShelfWatcher:
             ignore_permission_denied=True,
         ):
             self.handle(changes)
-
-    def start(self) -> None:
-        self._thread = threading.Thread(target=self._run, name="docshelf-watch", daemon=True)
-        self._thread.start()
-
-    def stop(self) -> None:
-        self._stop.set()
-        if self._thread is not None:
-            self._thread.join(timeout=10)
-            self._thread = None

@@ -433,6 +433,7 @@ def test_openapi_describes_every_admin_route_with_models(admin_server: RunningSe
         ("GET", "/admin/documents"),
         ("GET", "/admin/documents/{document_id}"),
         ("DELETE", "/admin/documents/{document_id}/representations"),
+        ("POST", "/admin/shelves/{name}/notify"),
     }
     for key, op in operations.items():
         assert {"401", "503", "422"} <= set(op["responses"]) or key == ("GET", "/admin/status")

@@ -641,7 +641,7 @@ def test_an_unset_or_empty_dotenv_line_means_the_default(
     with_empty_lines = settings_in(container_env(start, {**empty, **PASSWORD}), monkeypatch)
     defaults = settings_in(unset, monkeypatch)
     assert with_empty_lines.model_dump() == defaults.model_dump()
-    assert [folder for _name, folder in defaults.shelf_specs()] == [Path("/shelf")]
+    assert [folder for _name, folder in defaults.shelf_specs()] == ["/shelf"]
 
 
 def test_postgres_variant_stops_without_postgres_password() -> None:
@@ -826,7 +826,7 @@ def test_the_environment_each_container_gets_validates_as_settings(
     """Image ENV, then what compose passes from .env (every example uncommented)."""
     settings = settings_in(container_env(start, {**env_example(), **PASSWORD}), monkeypatch)
     assert settings.data_dir == Path("/data") and settings.port == 8000
-    assert [folder for _name, folder in settings.shelf_specs()] == [Path("/shelf")]
+    assert [folder for _name, folder in settings.shelf_specs()] == ["/shelf"]
     assert settings.allowed_origins and settings.allowed_hosts
     if start == POSTGRES_START:
         assert settings.resolved_database_url.startswith(

@@ -307,3 +307,14 @@ class RepresentationsDropped(BaseModel):
         description="The reindex job that rebuilds them; None if the document's shelf is no "
         "longer served."
     )
+
+
+# -- bucket notifications -----------------------------------------------------------------
+
+
+class NotifyAccepted(BaseModel):
+    shelf: str
+    keys: int = Field(description="Keys the notification named under this shelf's prefix.")
+    added: int
+    changed: int
+    removed: int

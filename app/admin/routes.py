@@ -22,6 +22,7 @@ from fastapi import (
     Security,
 )
 from fastapi.exceptions import RequestValidationError
+from starlette.concurrency import run_in_threadpool
 
 from docshelf.app.admin.auth import BEARER_SCHEME, AdminRoute
 from docshelf.app.admin.cursor import MAX_ID, InvalidCursor, decode_cursor, encode_cursor
@@ -35,14 +36,17 @@ from docshelf.app.admin.models import (
     JobList,
     JobStateName,
     JobSummary,
+    NotifyAccepted,
     ReindexAccepted,
     ReindexRequest,
     RepresentationsDropped,
     Status,
 )
+from docshelf.app.admin.notify import SHAPE, BadNotification, notified_keys, shelf_paths
 from docshelf.app.admin.status import build_status
 from docshelf.app.runtime import Runtime
 from docshelf.storage import inventory
+from docshelf.storage.bucket_shelf import BucketShelf
 from docshelf.storage.inventory import DocumentFilter
 from docshelf.storage.jobs import JobRequest, JobRunner, UnknownShelf
 from docshelf.storage.models import Document
@@ -75,6 +79,8 @@ DocumentId = Annotated[
     int, Path(ge=1, le=MAX_ID, description="A document id from GET /admin/documents.")
 ]
 
+
+NOTIFY_RECORD = f"One S3 event record; docshelf reads s3.bucket.name and s3.object.key: {SHAPE}"
 
 INVALID_CURSOR = "invalid cursor: pass the next_cursor of the previous page unchanged"
 
@@ -246,4 +252,65 @@ def drop_representations(document: DocumentDep, runtime: RuntimeDep) -> Represen
         ).job_id
     return RepresentationsDropped(
         document_id=document.id, dropped=len(document.representations), job_id=job_id
+    )
+
+
+@router.post(
+    "/shelves/{name}/notify",
+    response_model=NotifyAccepted,
+    responses={
+        **NOT_FOUND,
+        400: {"model": ErrorBody, "description": "The body is not an S3 event notification."},
+        409: {"model": ErrorBody, "description": "The shelf is a folder, not a bucket."},
+    },
+    summary="A bucket notification: refresh the keys it names at once",
+    openapi_extra={
+        "requestBody": {
+            "required": True,
+            "content": {
+                "application/json": {
+                    "schema": {
+                        "type": "object",
+                        "required": ["Records"],
+                        "properties": {
+                            "Records": {
+                                "type": "array",
+                                "items": {"type": "object", "description": NOTIFY_RECORD},
+                            }
+                        },
+                    }
+                }
+            },
+        }
+    },
+    description="The body is the S3 event-notification JSON (`Records[].s3.object.key`, "
+    "URL-encoded), as a MinIO webhook sends it and AWS S3's events carry it. The keys "
+    "under the shelf's prefix are catalogued again now (added, changed or removed) and "
+    "subscribers are told; "
+    "records of other buckets or prefixes are ignored.",
+)
+async def notify(
+    name: Annotated[str, Path(description="A bucket shelf's name.")],
+    request: Request,
+    runtime: RuntimeDep,
+) -> NotifyAccepted:
+    shelf = runtime.indexer.shelves.get(name)
+    if shelf is None:
+        raise _not_found(f"no shelf {name!r}")
+    if not isinstance(shelf, BucketShelf):
+        raise HTTPException(
+            409, f"shelf {name!r} is a folder: its changes are watched, not notified"
+        )
+    try:
+        keys = notified_keys(await request.body())
+    except BadNotification as exc:
+        raise HTTPException(400, f"not an S3 event notification: {exc}") from None
+    paths = shelf_paths(shelf.bucket, keys)
+    report = await run_in_threadpool(runtime.indexer.refresh, name, paths)
+    return NotifyAccepted(
+        shelf=name,
+        keys=len(paths),
+        added=report.added,
+        changed=report.changed,
+        removed=report.removed,
     )

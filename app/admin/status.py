@@ -47,7 +47,7 @@ def build_status(runtime: Runtime) -> Status:
         ready=runtime.readiness.ready,
         shelves=[
             ShelfStatus(
-                name=shelf.name, root=str(shelf.root), documents=counts.by_shelf.get(shelf.name, 0)
+                name=shelf.name, root=shelf.location, documents=counts.by_shelf.get(shelf.name, 0)
             )
             for shelf in runtime.shelves
         ],

@@ -27,7 +27,7 @@ from docshelf.storage.builder import FormatBuilder
 from docshelf.storage.catalog import Catalog, DocumentRecord, NotCached, VariantRecord
 from docshelf.storage.events import ChangeSet
 from docshelf.storage.models import OcrState
-from docshelf.storage.shelves import NotRegularFile, OutsideShelf, Shelf
+from docshelf.storage.shelves import AnyShelf, NotRegularFile, OutsideShelf
 from docshelf.storage.store import Store
 from docshelf.storage.uris import MAX_URI_LENGTH, document_of
 
@@ -126,7 +126,7 @@ class ResourceService:
         self,
         catalog: Catalog,
         store: Store,
-        shelves: Sequence[Shelf],
+        shelves: Sequence[AnyShelf],
         *,
         page_size: int,
         binary_cap: int,
@@ -148,7 +148,7 @@ class ResourceService:
         self.read_wait_s = read_wait_s
         self.catalog = catalog
         self.store = store
-        self.shelves: Mapping[str, Shelf] = {shelf.name: shelf for shelf in shelves}
+        self.shelves: Mapping[str, AnyShelf] = {shelf.name: shelf for shelf in shelves}
         self.page_size = page_size
         self.binary_cap = binary_cap
         # (uri, features) → (record, variants, omitted), for the record the catalog handed
