@@ -61,6 +61,7 @@ from bench.bench_serve import (  # noqa: E402
 )
 from bench.docshelf_process import RunningServer, child_env, serve  # noqa: E402
 from bench.object_store import SeaweedServer, find_weed  # noqa: E402
+from docshelf.storage.uris import build_uri  # noqa: E402
 
 CLIENTS = 4
 CACHE_MB = 512
@@ -95,36 +96,42 @@ class CpuWindow:
 
 
 @contextlib.contextmanager
-def postgres(url: str | None, scratch: Path) -> Iterator[str]:
-    """A fresh database on ``url``'s server (created and dropped here), or on a throwaway
-    server this run starts and stops."""
+def postgres_server(url: str | None, scratch: Path) -> Iterator[str]:
+    """``url`` (a role that may create databases), or a throwaway server this run starts
+    and stops."""
+    if url:
+        yield url
+        return
+    script = REPO / "deploy" / "test-postgres.sh"
+    folder = scratch / "postgres"
+    done = subprocess.run(
+        ["bash", str(script), "start", str(folder)], capture_output=True, text=True
+    )
+    if done.returncode:
+        raise RuntimeError(f"could not start PostgreSQL: {done.stderr}")
+    try:
+        yield done.stdout.strip()
+    finally:
+        subprocess.run(["bash", str(script), "stop", str(folder)], capture_output=True)
+
+
+@contextlib.contextmanager
+def fresh_database(server_url: str) -> Iterator[str]:
+    """A new, empty database on the server (created and dropped here): each run's hosts
+    start from nothing, as the first host of a new service does."""
     from sqlalchemy import create_engine, text
     from sqlalchemy.engine import make_url
 
-    started = None
-    if not url:
-        script = REPO / "deploy" / "test-postgres.sh"
-        folder = scratch / "postgres"
-        done = subprocess.run(
-            ["bash", str(script), "start", str(folder)], capture_output=True, text=True
-        )
-        if done.returncode:
-            raise RuntimeError(f"could not start PostgreSQL: {done.stderr}")
-        url, started = done.stdout.strip(), folder
-    admin = create_engine(make_url(url), isolation_level="AUTOCOMMIT")
+    admin = create_engine(make_url(server_url), isolation_level="AUTOCOMMIT")
     name = f"bench_scale_{uuid.uuid4().hex[:8]}"
     try:
         with admin.connect() as connection:
             connection.execute(text(f'CREATE DATABASE "{name}"'))
-        yield make_url(url).set(database=name).render_as_string(hide_password=False)
+        yield make_url(server_url).set(database=name).render_as_string(hide_password=False)
     finally:
         with admin.connect() as connection:
             connection.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
         admin.dispose()
-        if started is not None:
-            subprocess.run(
-                ["bash", str(REPO / "deploy" / "test-postgres.sh"), "stop", str(started)]
-            )
 
 
 def pending(database_url: str) -> int:
@@ -281,24 +288,89 @@ def conversions_section(s3: SeaweedServer, work: Path, quick: bool) -> list[Serv
 # -- 3. one host against two ------------------------------------------------------------------
 
 
-def drain(
-    s3: SeaweedServer, database_url: str, work: Path, hosts: int, count: int
-) -> tuple[float, list[float], list[float]]:
+def database_stats(database_url: str) -> tuple[int, int]:
+    """(transactions committed or rolled back so far, bytes of docshelf's tables with their
+    indexes) of this database."""
+    from sqlalchemy import create_engine, text
+
+    engine = create_engine(database_url)
+    try:
+        with engine.connect() as connection:
+            row = connection.execute(
+                text(
+                    "SELECT xact_commit + xact_rollback FROM pg_stat_database "
+                    "WHERE datname = current_database()"
+                )
+            ).one()
+            tables = connection.execute(
+                text(
+                    "SELECT sum(pg_total_relation_size(c.oid)) FROM pg_class c "
+                    "JOIN pg_namespace n ON n.oid = c.relnamespace "
+                    "WHERE n.nspname = 'public' AND c.relkind = 'r'"
+                )
+            ).scalar()
+        return int(row[0]), int(tables or 0)
+    finally:
+        engine.dispose()
+
+
+def bucket_bytes(s3: SeaweedServer, bucket: str, prefix: str) -> int:
+    pages = s3.client().get_paginator("list_objects_v2").paginate(Bucket=bucket, Prefix=prefix)
+    return sum(item["Size"] for page in pages for item in page.get("Contents", []))
+
+
+def footprint(
+    s3: SeaweedServer, bucket: str, database_url: str, server: RunningServer, uris: list[str]
+) -> list[ServeRow]:
+    """What the sizing model needs (docs/deployment.md): PostgreSQL transactions per warm
+    read, PostgreSQL bytes per document, stored formats' bytes against the originals'."""
+    port = int(server.base.rsplit(":", 1)[1])
+    target = Target("indexer", port, server.process.pid, uris)
+    time.sleep(1.5)  # statistics reach pg_stat_database within a second of each transaction
+    before, size = database_stats(database_url)
+    sample = measure(target, CLIENTS, 4.0, 0.0)
+    time.sleep(1.5)
+    after, _ = database_stats(database_url)
+    reads = sample.rps * 4.0
+    ratio = bucket_bytes(s3, bucket, "formats/") / bucket_bytes(s3, bucket, "docs/")
+    return [
+        ServeRow(
+            "PostgreSQL transactions per warm read (2025-era sessions)",
+            (after - before) / reads,
+            "xact",
+        ),
+        ServeRow("PostgreSQL bytes per document (every table and index)", size / len(uris), "B"),
+        ServeRow("stored formats / originals, bytes (2-4 KB notes, 4 formats)", ratio, "x"),
+    ]
+
+
+@dataclass
+class Drained:
+    seconds: float
+    cpu: list[float]  # per host
+    converted: list[float]  # per host
+    footprint: list[ServeRow]
+
+
+def drain(s3: SeaweedServer, server_url: str, work: Path, hosts: int, count: int) -> Drained:
     """Seconds from the indexer's start to an empty backlog of ``count`` documents, and
-    per host: the CPU it used and the documents it converted."""
+    per host: the CPU it used and the documents it converted; with one host, the
+    footprint of the documents too."""
     bucket = s3.new_bucket(f"drain{hosts}")
     client = s3.client()
     make_markdown_shelf(work / f"drain-{hosts}", count, seed=31)
     for path in sorted((work / f"drain-{hosts}").rglob("*.md")):
         key = path.relative_to(work / f"drain-{hosts}").as_posix()
         client.put_object(Bucket=bucket, Key=f"docs/{key}", Body=path.read_bytes())
+    database = contextlib.ExitStack()
+    database_url = database.enter_context(fresh_database(server_url))
     env = child_env(
         **s3.env(),
         DOCSHELF_DATABASE_URL=database_url,
         DOCSHELF_STORE_URL=f"s3://{bucket}/formats",
     )
     common = ("--shelf", f"docs=s3://{bucket}/docs", "--render", "eager", "--workers", "1")
-    with contextlib.ExitStack() as stack:
+    with database, contextlib.ExitStack() as stack:
         servers = [
             stack.enter_context(
                 serve(
@@ -333,16 +405,23 @@ def drain(
         used = window.stop()
         hosts_cpu = [tree_cpu(indexer.process.pid), *used.values()]
         converted = [converted_by(s) for s in (indexer, *servers)]
-    return seconds, hosts_cpu, converted
+        uris = [
+            build_uri("docs", p.relative_to(work / f"drain-{hosts}").as_posix())
+            for p in sorted((work / f"drain-{hosts}").rglob("*.md"))
+        ]
+        sizes = footprint(s3, bucket, database_url, indexer, uris) if hosts == 1 else []
+    return Drained(seconds, hosts_cpu, converted, sizes)
 
 
-def hosts_section(s3: SeaweedServer, database_url: str, work: Path, quick: bool) -> list[ServeRow]:
+def hosts_section(s3: SeaweedServer, server_url: str, work: Path, quick: bool) -> list[ServeRow]:
     count = 40 if quick else 240
     figures = {}
+    footprint_rows: list[ServeRow] = []
     for hosts in (1, 2):
-        seconds, cpu, converted = drain(s3, database_url, work, hosts, count)
-        figures[hosts] = (count / seconds, cpu, converted)
-        progress(f"{hosts} host(s): {count / seconds:.1f} documents/s, CPU {cpu}, {converted}")
+        drained = drain(s3, server_url, work, hosts, count)
+        figures[hosts] = (count / drained.seconds, drained.cpu, drained.converted)
+        footprint_rows.extend(drained.footprint)
+        progress(f"{hosts} host(s): {count / drained.seconds:.1f} documents/s")
     rows = []
     for hosts, (rate, cpu, converted) in figures.items():
         split = " / ".join(f"{c:.0f}" for c in converted)
@@ -373,7 +452,7 @@ def hosts_section(s3: SeaweedServer, database_url: str, work: Path, quick: bool)
             quick=quick,
         )
     )
-    return rows
+    return rows + footprint_rows
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -402,7 +481,7 @@ def main(argv: list[str] | None = None) -> int:
             if "conversions" in sections:
                 rows += conversions_section(s3, work, args.quick)
             if "hosts" in sections:
-                with postgres(database_url, work) as url:
+                with postgres_server(database_url, work) as url:
                     rows += hosts_section(s3, url, work, args.quick)
         finally:
             s3.stop()
