@@ -254,7 +254,7 @@ def conversions_section(s3: SeaweedServer, work: Path, quick: bool) -> list[Serv
     bucket = s3.new_bucket("convert")
     rates: dict[str, list[float]] = {"folder": [], "S3": []}
     cpu: dict[str, list[dict[str, float]]] = {"folder": [], "S3": []}
-    for attempt in range(1 if quick else 2):
+    for attempt in range(1 if quick else 3):
         for label, extra in (
             ("folder", {}),
             ("S3", {"DOCSHELF_STORE_URL": f"s3://{bucket}/run{attempt}"}),
