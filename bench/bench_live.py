@@ -44,7 +44,7 @@ if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
 from bench.docshelf_process import RunningServer, serve  # noqa: E402
-from bench.modern_client import MODERN, ModernClient, modern_meta  # noqa: E402
+from bench.modern_client import LISTEN_HEADERS, MODERN, ModernClient, listen_request  # noqa: E402
 
 SHELF = "shelf"  # the shelf's name is its folder's name
 EDIT_TIMEOUT = 30.0  # seconds for one notification; the watcher answers in well under one
@@ -209,17 +209,8 @@ class ListChangedCounter:
             raise RuntimeError("the listen stream was not acknowledged")
 
     def _run(self) -> None:
-        body = {
-            "jsonrpc": "2.0",
-            "id": "bench-list-changed",
-            "method": "subscriptions/listen",
-            "params": {"_meta": modern_meta(), "notifications": {"resourcesListChanged": True}},
-        }
-        headers = {
-            "Accept": "application/json, text/event-stream",
-            "MCP-Protocol-Version": MODERN,
-            "Mcp-Method": "subscriptions/listen",
-        }
+        body = listen_request({"resourcesListChanged": True}, "bench-list-changed")
+        headers = LISTEN_HEADERS
         timeout = httpx.Timeout(30, read=None)
         try:
             with httpx.stream("POST", self.url, json=body, headers=headers, timeout=timeout) as r:

@@ -25,6 +25,29 @@ def modern_meta() -> dict:
     }
 
 
+# Headers of a raw ``subscriptions/listen`` POST (2026-07-28, basic/patterns/subscriptions):
+# the answer is an event stream whose first message acknowledges the listen.
+LISTEN_HEADERS = {
+    "Accept": "application/json, text/event-stream",
+    "MCP-Protocol-Version": MODERN,
+    "Mcp-Method": "subscriptions/listen",
+}
+
+
+def listen_request(
+    notifications: dict, request_id: int | str = 1, meta: dict | None = None
+) -> dict:
+    """The body of a raw ``subscriptions/listen`` request for ``notifications``
+    (``{"resourcesListChanged": True}``, ``{"resourceSubscriptions": [uri]}``, ...);
+    send it with :data:`LISTEN_HEADERS`."""
+    return {
+        "jsonrpc": "2.0",
+        "id": request_id,
+        "method": "subscriptions/listen",
+        "params": {"_meta": meta or modern_meta(), "notifications": notifications},
+    }
+
+
 def name_header(uri: str) -> str:
     """``Mcp-Name`` for ``uri``: itself, or base64 in an encoded word when not ASCII."""
     if uri.isascii():

@@ -18,7 +18,16 @@ import httpx
 import pytest
 
 from tests.support.schema import validate_error, validate_response
-from tests.support.servers import LEGACY, MODERN, RawClient, RunningServer, modern_meta, serve
+from tests.support.servers import (
+    LEGACY,
+    LISTEN_HEADERS,
+    MODERN,
+    RawClient,
+    RunningServer,
+    listen_request,
+    modern_meta,
+    serve,
+)
 
 SSE = {"Accept": "text/event-stream", "MCP-Protocol-Version": LEGACY}
 
@@ -196,17 +205,8 @@ def test_initialize_with_capabilities_just_under_64_kib_is_accepted(raw: RawClie
 
 
 def listen(url: str, uris: list[str]) -> httpx.Response:
-    body = {
-        "jsonrpc": "2.0",
-        "id": "big-listen",
-        "method": "subscriptions/listen",
-        "params": {"_meta": modern_meta(), "notifications": {"resourceSubscriptions": uris}},
-    }
-    headers = {
-        "Accept": "application/json, text/event-stream",
-        "MCP-Protocol-Version": MODERN,
-        "Mcp-Method": "subscriptions/listen",
-    }
+    body = listen_request({"resourceSubscriptions": uris}, "big-listen", modern_meta())
+    headers = LISTEN_HEADERS
     with httpx.stream("POST", url, json=body, headers=headers, timeout=30) as response:
         if response.headers["content-type"].startswith("text/event-stream"):
             first = next(line for line in response.iter_lines() if line.startswith("data:"))

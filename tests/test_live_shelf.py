@@ -24,7 +24,16 @@ from mcp.client.subscriptions import ResourcesListChanged, ResourceUpdated
 from mcp.shared.exceptions import MCPDeprecationWarning, MCPError
 
 from tests.support.sdk import http_client, read_metadata, stdio_client
-from tests.support.servers import LEGACY, MODERN, RawClient, RunningServer, modern_meta, serve
+from tests.support.servers import (
+    LEGACY,
+    LISTEN_HEADERS,
+    MODERN,
+    RawClient,
+    RunningServer,
+    listen_request,
+    modern_meta,
+    serve,
+)
 from tests.support.shelves import make_shelf
 
 pytestmark = pytest.mark.anyio
@@ -159,20 +168,10 @@ async def test_stdio_both_eras_hear_about_changes(tmp_path: Path) -> None:
 
 def test_raw_listen_stream_acks_first_with_the_subscription_id(live: RunningServer) -> None:
     # basic/patterns/subscriptions "Acknowledgment": first message, carrying the listen id.
-    body = {
-        "jsonrpc": "2.0",
-        "id": "listen-7",
-        "method": "subscriptions/listen",
-        "params": {
-            "_meta": modern_meta(),
-            "notifications": {"toolsListChanged": True, "resourcesListChanged": True},
-        },
-    }
-    headers = {
-        "Accept": "application/json, text/event-stream",
-        "MCP-Protocol-Version": MODERN,
-        "Mcp-Method": "subscriptions/listen",
-    }
+    body = listen_request(
+        {"toolsListChanged": True, "resourcesListChanged": True}, "listen-7", modern_meta()
+    )
+    headers = LISTEN_HEADERS
     with httpx.stream("POST", live.url, json=body, headers=headers, timeout=WAIT) as response:
         assert response.headers["content-type"].startswith("text/event-stream")
         assert response.headers["x-accel-buffering"] == "no"
@@ -193,17 +192,8 @@ def active_listeners(server: RunningServer) -> int:
 
 def test_disconnected_clients_leave_nothing_behind(live: RunningServer) -> None:
     before = active_listeners(live)
-    body = {
-        "jsonrpc": "2.0",
-        "id": 1,
-        "method": "subscriptions/listen",
-        "params": {"_meta": modern_meta(), "notifications": {"resourcesListChanged": True}},
-    }
-    headers = {
-        "Accept": "application/json, text/event-stream",
-        "MCP-Protocol-Version": MODERN,
-        "Mcp-Method": "subscriptions/listen",
-    }
+    body = listen_request({"resourcesListChanged": True}, meta=modern_meta())
+    headers = LISTEN_HEADERS
     for _ in range(5):
         with httpx.stream("POST", live.url, json=body, headers=headers, timeout=WAIT) as response:
             lines = response.iter_lines()  # kept open: leaving a loop over it would disconnect

@@ -29,7 +29,7 @@ from tests.support.host_metrics import (
     total,
     value,
 )
-from tests.support.servers import MODERN, RawClient, modern_meta
+from tests.support.servers import LISTEN_HEADERS, RawClient, listen_request, modern_meta
 from tests.support.shelves import make_shelf
 from tests.test_scale_out import processes_of, serve_processes
 
@@ -74,17 +74,8 @@ def scrapes_from_each(base: str, pids: set[int]) -> dict[int, Samples]:
 @contextlib.contextmanager
 def listen_stream(url: str, base: str) -> Iterator[int]:
     """A ``subscriptions/listen`` stream, open once acknowledged; the pid holding it."""
-    body = {
-        "jsonrpc": "2.0",
-        "id": 1,
-        "method": "subscriptions/listen",
-        "params": {"_meta": modern_meta(), "notifications": {"resourcesListChanged": True}},
-    }
-    headers = {
-        "Accept": "application/json, text/event-stream",
-        "MCP-Protocol-Version": MODERN,
-        "Mcp-Method": "subscriptions/listen",
-    }
+    body = listen_request({"resourcesListChanged": True}, meta=modern_meta())
+    headers = LISTEN_HEADERS
     limits = httpx.Limits(max_connections=1)  # the stream goes over the connection pinned
     with httpx.Client(timeout=httpx.Timeout(10, read=None), limits=limits) as client:
         pid = int(client.get(f"{base}/healthz").json()["process"]["pid"])

@@ -34,11 +34,12 @@ from docshelf.storage.models import Document, DocumentState, Representation
 from tests.support.object_store import SeaweedServer
 from tests.support.sdk import http_client
 from tests.support.servers import (
-    CLIENT_INFO,
     LEGACY,
     MODERN,
+    POST_HEADERS,
     RunningServer,
     child_env,
+    initialize_2025,
     serve,
 )
 
@@ -47,7 +48,6 @@ pytestmark = pytest.mark.slow
 WAIT = 30  # seconds for a change to cross hosts: one bucket poll (1 s here) and the feed
 CACHE_MB = 1  # each host's store cache: small, so the bound is what the test sees
 LEASE_S = 3
-POST_HEADERS = {"Accept": "application/json, text/event-stream"}
 
 
 class Cluster:
@@ -147,19 +147,6 @@ async def _next(subscription, kind: type) -> object:  # type: ignore[no-untyped-
     raise AssertionError("subscription ended")
 
 
-async def _initialize_2025(client: httpx.AsyncClient, url: str) -> str:
-    """Session Management (2025-11-25, basic/transports): initialize, then initialized."""
-    params = {"protocolVersion": LEGACY, "capabilities": {}, "clientInfo": CLIENT_INFO}
-    body = {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": params}
-    response = await client.post(url, json=body, headers=POST_HEADERS)
-    assert response.status_code == 200, response.text
-    session = response.headers["mcp-session-id"]
-    note = {"jsonrpc": "2.0", "method": "notifications/initialized"}
-    headers = {**POST_HEADERS, "Mcp-Session-Id": session, "MCP-Protocol-Version": LEGACY}
-    assert (await client.post(url, json=note, headers=headers)).status_code == 202
-    return session
-
-
 @pytest.mark.anyio
 async def test_a_replica_on_another_host_serves_and_hears_what_the_indexer_found_in_a_bucket(
     cluster: Cluster,
@@ -194,7 +181,7 @@ async def test_a_replica_on_another_host_serves_and_hears_what_the_indexer_found
 
         # A 2025-era session started on the indexing host continues on the replica.
         async with httpx.AsyncClient(timeout=10) as http:
-            session = await _initialize_2025(http, indexer.url)
+            session = await initialize_2025(http, indexer.url)
             headers = {**POST_HEADERS, "Mcp-Session-Id": session, "MCP-Protocol-Version": LEGACY}
             body = {"jsonrpc": "2.0", "id": 1, "method": "resources/list", "params": {}}
             answered = await http.post(replica.url, json=body, headers=headers)

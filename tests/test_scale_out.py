@@ -31,12 +31,15 @@ from mcp.shared.exceptions import MCPDeprecationWarning
 from tests.support.host_metrics import metrics_folder, own_samples, value
 from tests.support.sdk import http_client, read_metadata
 from tests.support.servers import (
-    CLIENT_INFO,
     LEGACY,
+    LISTEN_HEADERS,
     MODERN,
+    POST_HEADERS,
     child_env,
     docshelf_command,
     free_port,
+    initialize_2025,
+    listen_request,
     modern_meta,
     serve,
 )
@@ -92,23 +95,11 @@ class ListenStream:
     list_changed: anyio.Event = field(default_factory=anyio.Event)
 
     async def run(self) -> None:
-        body = {
-            "jsonrpc": "2.0",
-            "id": 1,
-            "method": "subscriptions/listen",
-            "params": {
-                "_meta": modern_meta(),
-                "notifications": {
-                    "resourcesListChanged": True,
-                    "resourceSubscriptions": [self.uri],
-                },
-            },
-        }
-        headers = {
-            "Accept": "application/json, text/event-stream",
-            "MCP-Protocol-Version": MODERN,
-            "Mcp-Method": "subscriptions/listen",
-        }
+        body = listen_request(
+            {"resourcesListChanged": True, "resourceSubscriptions": [self.uri]},
+            meta=modern_meta(),
+        )
+        headers = LISTEN_HEADERS
         async with (
             httpx.AsyncClient(timeout=httpx.Timeout(10, read=None)) as client,
             client.stream("POST", self.url, json=body, headers=headers) as response,
@@ -280,8 +271,6 @@ async def test_processes_2_a_listener_hears_a_change_whichever_process_holds_its
 
 # -- a 2025-era session across processes ----------------------------------------------------
 
-POST_HEADERS = {"Accept": "application/json, text/event-stream"}
-
 
 async def pinned(base: str, pid: int, tries: int = 100) -> httpx.AsyncClient:
     """A client whose one keep-alive connection the process ``pid`` accepted."""
@@ -293,18 +282,6 @@ async def pinned(base: str, pid: int, tries: int = 100) -> httpx.AsyncClient:
             return client
         await client.aclose()
     raise AssertionError(f"process {pid} accepted none of {tries} connections")
-
-
-async def initialize(client: httpx.AsyncClient, url: str) -> str:
-    params = {"protocolVersion": LEGACY, "capabilities": {}, "clientInfo": CLIENT_INFO}
-    body = {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": params}
-    response = await client.post(url, json=body, headers=POST_HEADERS)
-    assert response.status_code == 200, response.text
-    session = response.headers["mcp-session-id"]
-    note = {"jsonrpc": "2.0", "method": "notifications/initialized"}
-    headers = {**POST_HEADERS, "Mcp-Session-Id": session, "MCP-Protocol-Version": LEGACY}
-    assert (await client.post(url, json=note, headers=headers)).status_code == 202
-    return session
 
 
 async def legacy_request(
@@ -336,7 +313,7 @@ async def test_processes_2_a_2025_session_started_on_one_process_is_used_from_th
         there, there_too = await pinned(base, indexing), await pinned(base, indexing)
         messages: list[dict] = []
         opened, updated, ended = anyio.Event(), anyio.Event(), anyio.Event()
-        session = await initialize(here, url)
+        session = await initialize_2025(here, url)
 
         async def stream() -> None:
             headers = {

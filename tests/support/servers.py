@@ -10,8 +10,6 @@ from pathlib import Path
 
 import httpx
 
-# One way to start docshelf as a user does, shared with the benchmarks (which import
-# nothing from the tests): re-exported here for the tests.
 from bench.docshelf_process import (
     RunningServer,
     child_env,
@@ -21,16 +19,24 @@ from bench.docshelf_process import (
     stop,
 )
 
+# One way to start docshelf as a user does, shared with the benchmarks (which import
+# nothing from the tests): re-exported here for the tests.
+from bench.modern_client import LISTEN_HEADERS, listen_request
+
 __all__ = [
     "CLIENT_INFO",
     "LEGACY",
+    "LISTEN_HEADERS",
     "MODERN",
     "NOT_FOUND",
+    "POST_HEADERS",
     "RawClient",
     "RunningServer",
     "child_env",
     "docshelf_command",
     "free_port",
+    "initialize_2025",
+    "listen_request",
     "modern_meta",
     "run_docshelf",
     "serve",
@@ -72,6 +78,23 @@ def modern_meta(capabilities: dict | None = None) -> dict:
         "io.modelcontextprotocol/clientInfo": CLIENT_INFO,
         "io.modelcontextprotocol/clientCapabilities": capabilities or {},
     }
+
+
+POST_HEADERS = {"Accept": "application/json, text/event-stream"}
+
+
+async def initialize_2025(client: httpx.AsyncClient, url: str) -> str:
+    """A 2025-11-25 session by hand (basic/lifecycle: ``initialize``, then
+    ``notifications/initialized``); its ``Mcp-Session-Id``."""
+    params = {"protocolVersion": LEGACY, "capabilities": {}, "clientInfo": CLIENT_INFO}
+    body = {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": params}
+    response = await client.post(url, json=body, headers=POST_HEADERS)
+    assert response.status_code == 200, response.text
+    session = response.headers["mcp-session-id"]
+    note = {"jsonrpc": "2.0", "method": "notifications/initialized"}
+    headers = {**POST_HEADERS, "Mcp-Session-Id": session, "MCP-Protocol-Version": LEGACY}
+    assert (await client.post(url, json=note, headers=headers)).status_code == 202
+    return session
 
 
 class RawClient:
