@@ -23,7 +23,7 @@ import pytest
 from mcp.client.subscriptions import ResourcesListChanged, ResourceUpdated
 from mcp.shared.exceptions import MCPDeprecationWarning, MCPError
 
-from tests.support.sdk import http_client, read_metadata, stdio_client
+from tests.support.sdk import http_client, next_event, read_metadata, stdio_client
 from tests.support.servers import (
     LEGACY,
     LISTEN_HEADERS,
@@ -47,14 +47,6 @@ def live(tmp_path: Path) -> Iterator[RunningServer]:
         yield server
 
 
-async def next_event(subscription, kind: type) -> object:  # type: ignore[no-untyped-def]
-    with anyio.fail_after(WAIT):
-        async for event in subscription:
-            if isinstance(event, kind):
-                return event
-    raise AssertionError("subscription ended")
-
-
 async def test_2026_listen_gets_updated_then_reads_new_content(live: RunningServer) -> None:
     uri = "docshelf://shelf/notes.txt"
     async with http_client(live.url, MODERN) as client:
@@ -62,7 +54,7 @@ async def test_2026_listen_gets_updated_then_reads_new_content(live: RunningServ
             assert sub.honored.resources_list_changed is True
             assert sub.honored.resource_subscriptions == [uri]
             (live.shelf / "notes.txt").write_text("Edited while served.\n")
-            event = await next_event(sub, ResourceUpdated)
+            event = await next_event(sub, ResourceUpdated, WAIT)
             assert event.uri == uri
         read = await client.read_resource(uri)
         metadata = await read_metadata(client, uri)
@@ -77,16 +69,16 @@ async def test_2026_add_rename_delete_send_list_changed(live: RunningServer) -> 
         client.listen(resources_list_changed=True) as sub,
     ):
         (live.shelf / "new.md").write_text("# New\n")
-        await next_event(sub, ResourcesListChanged)
+        await next_event(sub, ResourcesListChanged, WAIT)
         assert (await client.read_resource("docshelf://shelf/new.md")).contents
         os.rename(live.shelf / "new.md", live.shelf / "renamed.md")
-        await next_event(sub, ResourcesListChanged)
+        await next_event(sub, ResourcesListChanged, WAIT)
         with pytest.raises(MCPError) as caught:
             await client.read_resource("docshelf://shelf/new.md")
         assert caught.value.error.code == -32602
         assert (await client.read_resource("docshelf://shelf/renamed.md")).contents
         shutil.rmtree(live.shelf / "papers")
-        await next_event(sub, ResourcesListChanged)
+        await next_event(sub, ResourcesListChanged, WAIT)
         listed = await client.list_resources()
     assert not any(r.uri.startswith("docshelf://shelf/papers/") for r in listed.resources)
 
@@ -147,7 +139,7 @@ async def test_stdio_both_eras_hear_about_changes(tmp_path: Path) -> None:
         await client.list_resources()
         async with client.listen(resource_subscriptions=[uri]) as sub:
             (shelf / "data.json").write_text('{"edited": true}')
-            event = await next_event(sub, ResourceUpdated)
+            event = await next_event(sub, ResourceUpdated, WAIT)
             assert event.uri == uri
 
     updated = anyio.Event()

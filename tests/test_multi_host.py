@@ -24,7 +24,6 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
-import anyio
 import httpx
 import pytest
 from mcp.client.subscriptions import ResourcesListChanged, ResourceUpdated
@@ -32,7 +31,7 @@ from sqlalchemy import create_engine, func, select
 
 from docshelf.storage.models import Document, DocumentState, Representation
 from tests.support.object_store import SeaweedServer
-from tests.support.sdk import http_client
+from tests.support.sdk import http_client, next_event
 from tests.support.servers import (
     LEGACY,
     MODERN,
@@ -139,14 +138,6 @@ def cache_bytes(data_dir: Path) -> int:
     )
 
 
-async def _next(subscription, kind: type) -> object:  # type: ignore[no-untyped-def]
-    with anyio.fail_after(WAIT):
-        async for event in subscription:
-            if isinstance(event, kind):
-                return event
-    raise AssertionError("subscription ended")
-
-
 @pytest.mark.anyio
 async def test_a_replica_on_another_host_serves_and_hears_what_the_indexer_found_in_a_bucket(
     cluster: Cluster,
@@ -172,9 +163,9 @@ async def test_a_replica_on_another_host_serves_and_hears_what_the_indexer_found
                 resources_list_changed=True, resource_subscriptions=[uri]
             ) as sub:
                 cluster.put("notes.md", "# Notes\n\nSecond version, seen by the replica.\n")
-                await _next(sub, ResourceUpdated)
+                await next_event(sub, ResourceUpdated, WAIT)
                 cluster.put("later.txt", "added later\n")
-                await _next(sub, ResourcesListChanged)
+                await next_event(sub, ResourcesListChanged, WAIT)
             read = await client.read_resource(uri)
             texts = [getattr(c, "text", "") for c in read.contents]
             assert any("Second version, seen by the replica." in t for t in texts), texts

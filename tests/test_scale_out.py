@@ -29,7 +29,7 @@ from mcp.client.subscriptions import ResourcesListChanged, ResourceUpdated
 from mcp.shared.exceptions import MCPDeprecationWarning
 
 from tests.support.host_metrics import metrics_folder, own_samples, value
-from tests.support.sdk import http_client, read_metadata
+from tests.support.sdk import http_client, next_event, read_metadata
 from tests.support.servers import (
     LEGACY,
     LISTEN_HEADERS,
@@ -389,11 +389,11 @@ async def test_a_replica_sharing_the_database_tells_its_clients_what_the_indexer
                 resources_list_changed=True, resource_subscriptions=[uri]
             ) as sub:
                 (shelf / "data.json").write_text(new)
-                await _next(sub, ResourceUpdated)
+                await next_event(sub, ResourceUpdated, WAIT)
                 after = await read_metadata(client, uri)
                 read = await client.read_resource(uri)
                 (shelf / "new.txt").write_text("new\n")
-                await _next(sub, ResourcesListChanged)
+                await next_event(sub, ResourcesListChanged, WAIT)
             listed = await client.list_resources()
         # Told of the change, the replica describes and reads the new version, in every format.
         assert after.metadata[0].size == len(new)
@@ -404,14 +404,6 @@ async def test_a_replica_sharing_the_database_tells_its_clients_what_the_indexer
         # The indexer indexed both changes; the replica neither watched nor indexed.
         assert "docshelf.storage.watcher" in indexer.log()
         assert "docshelf.storage.watcher" not in replica.log() and "watchfiles" not in replica.log()
-
-
-async def _next(subscription, kind: type) -> object:  # type: ignore[no-untyped-def]
-    with anyio.fail_after(WAIT):
-        async for event in subscription:
-            if isinstance(event, kind):
-                return event
-    raise AssertionError("subscription ended")
 
 
 @pytest.mark.anyio

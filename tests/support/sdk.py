@@ -44,6 +44,16 @@ class RichReadResult(types.Result):
     contents: list[RichContents]
 
 
+async def next_event(subscription: Any, kind: type, timeout: float) -> object:
+    """The next event of ``kind`` a ``Client.listen`` subscription yields (others are
+    skipped); fails after ``timeout`` seconds, or if the subscription ends first."""
+    with anyio.fail_after(timeout):
+        async for event in subscription:
+            if isinstance(event, kind):
+                return event
+    raise AssertionError("subscription ended")
+
+
 async def read_metadata(client: Client, uri: str) -> MetadataResult:
     return await client.session.send_request(
         MetadataRequest(params=MetadataParams(uri=uri)), MetadataResult
