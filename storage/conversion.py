@@ -47,6 +47,7 @@ from docshelf.converters.detect import HEAD_BYTES, detect_mime
 from docshelf.converters.library_logs import quiet_libraries
 from docshelf.converters.ocr import ocr_identity
 from docshelf.storage.models import FormatFailure
+from docshelf.storage.s3 import adopt_environment, client_environment
 from docshelf.storage.shelves import FileBytes, NotRegularFile, OutsideShelf, shelf_at
 from docshelf.storage.store import Store, StoreSpec, open_store, store_key
 
@@ -312,8 +313,16 @@ def convert_file(task: ConversionTask, store: Store) -> ConversionOutcome:
     return collector.outcome()
 
 
-def _worker_main(connection: Connection, store_spec: StoreSpec, memory_bytes: int) -> None:
-    """One worker process: convert tasks from the pipe until it closes."""
+def _worker_main(
+    connection: Connection,
+    store_spec: StoreSpec,
+    memory_bytes: int,
+    s3_environment: dict[str, str],
+) -> None:
+    """One worker process: convert tasks from the pipe until it closes. ``s3_environment``:
+    the serving process's S3 configuration, not the forkserver's (which started with the
+    environment of its own time)."""
+    adopt_environment(s3_environment)
     # Ctrl-C reaches the whole process group; the server decides when workers stop.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     # Conversion is background work: answering requests comes first on a busy machine.
@@ -388,7 +397,9 @@ class _Worker:
     def __init__(self, context: Any, store_spec: StoreSpec, memory_bytes: int) -> None:
         self.connection, child = context.Pipe()
         self.process = context.Process(
-            target=_worker_main, args=(child, store_spec, memory_bytes), daemon=True
+            target=_worker_main,
+            args=(child, store_spec, memory_bytes, client_environment()),
+            daemon=True,
         )
         self.process.start()
         child.close()

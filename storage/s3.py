@@ -63,6 +63,27 @@ class S3Location:
         return f"{SCHEME}{self.bucket}/{self.prefix}".rstrip("/")
 
 
+def client_environment() -> dict[str, str]:
+    """The variables this process's S3 client is configured by (``AWS_*`` and the
+    addressing style), to hand to the conversion workers: they are forked by a forkserver
+    that started with the environment of its own time."""
+    return {
+        name: value
+        for name, value in os.environ.items()
+        if name.startswith("AWS_") or name == "DOCSHELF_S3_ADDRESSING_STYLE"
+    }
+
+
+def adopt_environment(environment: dict[str, str]) -> None:
+    """Make ``environment`` (:func:`client_environment` of the parent) this process's S3
+    configuration, dropping any the process had of its own; before its first client."""
+    for name in [n for n in os.environ if n.startswith("AWS_")]:
+        del os.environ[name]
+    os.environ.pop("DOCSHELF_S3_ADDRESSING_STYLE", None)
+    os.environ.update(environment)
+    _clients.pop(os.getpid(), None)
+
+
 _clients: dict[int, Any] = {}
 _clients_lock = threading.Lock()
 

@@ -9,8 +9,10 @@ stream with the read limit. In-process here; tests/test_bucket_serve.py runs a r
 from __future__ import annotations
 
 import errno
+import os
 import time
 from collections.abc import Iterator
+from multiprocessing import forkserver
 from pathlib import Path
 from typing import Any
 
@@ -154,6 +156,37 @@ def test_an_object_rewritten_in_the_same_second_at_the_same_size_is_changed(
     assert row.change_key == second["ETag"].strip('"') and row.state == "ready"
     text = next(r for r in row.representations if r.mime_type == "text/plain")
     assert b"Other" in runtime.store.get(text.store_key)
+
+
+def test_workers_reach_the_bucket_whatever_their_forkserver_started_with(
+    s3_server: SeaweedServer, tmp_path: Path, database_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Conversion workers are forked by a forkserver that started with the environment of
+    its time; the AWS_* variables the serving process has are the ones its workers use
+    (the full suite's run order started the forkserver before any test set them)."""
+    for name in [n for n in os.environ if n.startswith("AWS_")]:
+        monkeypatch.delenv(name)
+    forkserver.ensure_running()  # started bare, as before anything set the variables
+    bucket = s3_server.new_bucket()
+    for name, value in s3_server.env().items():
+        monkeypatch.setenv(name, value)
+    monkeypatch.setattr(s3, "_clients", {})
+    put(s3_server, bucket, "p/note.md", b"# Read by a worker\n")
+    settings = Settings(
+        shelves=[f"docs=s3://{bucket}/p"],
+        data_dir=tmp_path / "data",
+        database_url=database_url,
+        store_url=f"s3://{bucket}/formats",
+        workers=1,
+    )
+    runtime = Runtime(settings)
+    runtime.open()
+    try:
+        runtime.indexer.reconcile(wait=True)
+        row = rows(runtime)["note.md"]
+        assert (row.state, row.error_message) == ("ready", None)
+    finally:
+        runtime.close()
 
 
 def test_a_worker_reads_the_version_it_finds_and_records_its_change_key(
