@@ -14,13 +14,15 @@ import pytest
 from mcp.client.subscriptions import ResourcesListChanged, ResourceUpdated
 
 from tests.support.object_store import SeaweedServer
-from tests.support.sdk import http_client
+from tests.support.sdk import http_client, next_event
 from tests.support.servers import MODERN, RunningServer, child_env, serve
-from tests.test_live_shelf import next_event
 
 pytestmark = pytest.mark.anyio
 
 TOKEN = "bucket-notify-test-token"
+
+
+WAIT = 20  # seconds for a change to be heard: one listing (0.5 s here) and the feed
 
 
 @pytest.fixture(scope="module")
@@ -93,14 +95,14 @@ async def test_a_put_and_a_delete_in_the_bucket_reach_a_subscriber_by_the_listin
         client.listen(resources_list_changed=True, resource_subscriptions=[uri]) as sub,
     ):
         put(s3_server, bucket, f"{prefix}/new.md", b"# New in the bucket\n")
-        await next_event(sub, ResourcesListChanged)
+        await next_event(sub, ResourcesListChanged, WAIT)
         assert (await client.read_resource("docshelf://docs/new.md")).contents
         put(s3_server, bucket, f"{prefix}/guide/notes.txt", b"Edited in the bucket.\n")
-        event = await next_event(sub, ResourceUpdated)
+        event = await next_event(sub, ResourceUpdated, WAIT)
         assert event.uri == uri  # type: ignore[attr-defined]
         assert (await client.read_resource(uri)).contents[0].text == "Edited in the bucket.\n"
         s3_server.client().delete_object(Bucket=bucket, Key=f"{prefix}/new.md")
-        await next_event(sub, ResourcesListChanged)
+        await next_event(sub, ResourcesListChanged, WAIT)
         listed = await client.list_resources()
     assert "docshelf://docs/new.md" not in {r.uri for r in listed.resources}
 
@@ -135,7 +137,7 @@ async def test_a_bucket_notification_refreshes_the_keys_it_names_at_once(
         answer = await admin.post("/admin/shelves/docs/notify", json=event)
         assert answer.status_code == 200, answer.text
         assert answer.json() == {"shelf": "docs", "keys": 1, "added": 1, "changed": 0, "removed": 0}
-        await next_event(sub, ResourcesListChanged)
+        await next_event(sub, ResourcesListChanged, WAIT)
         read = await client.read_resource("docshelf://docs/from%20a%20webhook.md")
         assert read.contents[0].text == "# Told by a webhook\n"
 
