@@ -20,8 +20,6 @@ from tests.support.servers import MODERN, RunningServer, child_env, serve
 pytestmark = pytest.mark.anyio
 
 TOKEN = "bucket-notify-test-token"
-
-
 WAIT = 20  # seconds for a change to be heard: one listing (0.5 s here) and the feed
 
 
