@@ -17,7 +17,9 @@ from tests.support.object_store import SeaweedServer
 from tests.support.sdk import http_client, next_event
 from tests.support.servers import MODERN, RunningServer, child_env, serve
 
-pytestmark = pytest.mark.anyio
+# A multi-process suite (real servers, several per test): slow, so the README's command
+# stays within its ten minutes; DOCSHELF_SLOW_TESTS=1 runs it, as .ci/run does.
+pytestmark = [pytest.mark.anyio, pytest.mark.slow]
 
 TOKEN = "bucket-notify-test-token"
 WAIT = 20  # seconds for a change to be heard: one listing (0.5 s here) and the feed

@@ -19,6 +19,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import httpx
+import pytest
 
 from docshelf.app.metrics_folder import PREFIX, MetricsFolder
 from tests.support.host_metrics import (
@@ -32,6 +33,10 @@ from tests.support.host_metrics import (
 from tests.support.servers import LISTEN_HEADERS, RawClient, listen_request, modern_meta
 from tests.support.shelves import make_shelf
 from tests.test_scale_out import processes_of, serve_processes
+
+# A multi-process suite (real servers, several per test): slow, so the README's command
+# stays within its ten minutes; DOCSHELF_SLOW_TESTS=1 runs it, as .ci/run does.
+pytestmark = pytest.mark.slow
 
 REQUESTS = "docshelf_mcp_requests_total"
 BATCH = 8

@@ -33,6 +33,10 @@ from docshelf.storage.models import Document, DocumentState
 from tests.support.paths import FIXTURE_PDF
 from tests.support.servers import RawClient, RunningServer, child_env, run_docshelf, serve
 
+# A multi-process suite (real servers, several per test): slow, so the README's command
+# stays within its ten minutes; DOCSHELF_SLOW_TESTS=1 runs it, as .ci/run does.
+pytestmark = pytest.mark.slow
+
 LEASE_S = 3
 MARGIN_S = 60  # the rest of the backlog, on one worker of a 2-core machine other tests share
 RECORDED = re.compile(r"recorded the conversion of (\S+) \((\S+)\)")

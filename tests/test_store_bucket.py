@@ -15,11 +15,16 @@ from typing import Any
 
 import anyio
 import httpx
+import pytest
 
 from tests.support.object_store import SeaweedServer
 from tests.support.sdk import http_client, raw_read
 from tests.support.servers import MODERN, child_env, run_docshelf, serve
 from tests.support.shelves import make_shelf
+
+# A multi-process suite (real servers, several per test): slow, so the README's command
+# stays within its ten minutes; DOCSHELF_SLOW_TESTS=1 runs it, as .ci/run does.
+pytestmark = pytest.mark.slow
 
 PREFIX = "formats"
 READ = [  # what the sample shelf serves with formats (the PDF, and two that fail, aside)
