@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from docshelf.storage.s3 import S3Location, is_missing, s3_client
+from docshelf.storage.s3 import S3Location, error_code, error_text, is_missing, s3_client
 from docshelf.storage.shelves import FileBytes, IgnoreRules, OutsideShelf, Seen
 
 LIST_PAGE = 1000  # keys per ListObjectsV2 request: S3's largest page
@@ -37,16 +37,6 @@ def _mtime_ns(modified: datetime) -> int:
 
 def _etag(raw: str | None) -> str | None:
     return raw.strip('"') if raw else None
-
-
-def _reason(exc: BaseException) -> str:
-    """A botocore error in a few words: the service's code and message, or the error."""
-    response = getattr(exc, "response", None)
-    if isinstance(response, dict):
-        error = response.get("Error", {})
-        code, message = error.get("Code", ""), error.get("Message", "")
-        return f"{code}: {message}".strip(": ") or str(exc)
-    return str(exc)
 
 
 def _errors() -> tuple[type[BaseException], ...]:
@@ -87,7 +77,7 @@ class BucketShelf:
             )
         except _errors() as exc:
             raise ValueError(
-                f"shelf {self.name!r}: cannot list {self.location} ({_reason(exc)}); check the "
+                f"shelf {self.name!r}: cannot list {self.location} ({error_text(exc)}); check the "
                 "bucket name, and the AWS_* credentials, region and endpoint this process has"
             ) from None
 
@@ -127,7 +117,7 @@ class BucketShelf:
             if is_missing(exc):
                 return None
             raise OSError(
-                errno.EIO, f"cannot look at {self.location}/{relative_path}: {_reason(exc)}"
+                errno.EIO, f"cannot look at {self.location}/{relative_path}: {error_text(exc)}"
             ) from exc
         return Seen(
             int(head["ContentLength"]), _mtime_ns(head["LastModified"]), _etag(head.get("ETag"))
@@ -157,9 +147,9 @@ class BucketShelf:
         except _errors() as exc:
             if is_missing(exc):
                 raise FileNotFoundError(errno.ENOENT, f"no object {relative_path!r}") from None
-            if "InvalidRange" in _reason(exc):
+            if error_code(exc) == "InvalidRange":
                 return {"Body": None}  # a range of an empty object: no bytes to read
-            raise OSError(errno.EIO, _reason(exc)) from exc
+            raise OSError(errno.EIO, error_text(exc)) from exc
 
     def head(self, relative_path: str, size: int) -> bytes:
         """The first ``size`` bytes by a ranged GET: the object is never downloaded whole."""
@@ -191,7 +181,7 @@ class BucketShelf:
                         )
                     chunks.append(chunk)
             except _errors() as exc:
-                raise OSError(errno.EIO, f"reading {relative_path!r}: {_reason(exc)}") from exc
+                raise OSError(errno.EIO, f"reading {relative_path!r}: {error_text(exc)}") from exc
         return FileBytes(
             b"".join(chunks), total, _mtime_ns(got["LastModified"]), _etag(got.get("ETag"))
         )

@@ -123,10 +123,25 @@ def s3_client() -> Any:
     return client
 
 
+def _error(exc: BaseException) -> dict[str, Any]:
+    """The service's error of a botocore ``ClientError`` (``{}`` for any other error)."""
+    response = getattr(exc, "response", None)
+    error = response.get("Error") if isinstance(response, dict) else None
+    return error if isinstance(error, dict) else {}
+
+
+def error_code(exc: BaseException) -> str:
+    """The service's error code (``NoSuchKey``, ``InvalidRange``, ``404``...), or ``""``."""
+    return str(_error(exc).get("Code", ""))
+
+
+def error_text(exc: BaseException) -> str:
+    """A botocore error in a few words: the service's code and message, or the error."""
+    error = _error(exc)
+    text = f"{error.get('Code', '')}: {error.get('Message', '')}".strip(": ")
+    return text or str(exc)
+
+
 def is_missing(exc: BaseException) -> bool:
     """Whether a botocore error says the object (or bucket) is not there."""
-    response = getattr(exc, "response", None)
-    if not isinstance(response, dict):
-        return False
-    code = str(response.get("Error", {}).get("Code", ""))
-    return code in ("404", "NoSuchKey", "NoSuchBucket", "NotFound")
+    return error_code(exc) in ("404", "NoSuchKey", "NoSuchBucket", "NotFound")
