@@ -51,7 +51,7 @@ class BucketPoller(Follower):
         columns = (Document.path, Document.size, Document.mtime_ns, Document.change_key)
         with self.indexer.database.session() as session:
             rows = session.execute(select(*columns).where(Document.shelf == shelf.name))
-            return {path: Seen(size, mtime_ns, key) for path, size, mtime_ns, key in rows}
+            return {row.path: Seen.of(row) for row in rows}
 
     def poll(self, shelf: AnyShelf) -> IndexReport | None:
         """List ``shelf`` once and refresh the keys that differ from the index; the

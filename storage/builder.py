@@ -86,7 +86,7 @@ from docshelf.storage.outcomes import (
     update_search,
 )
 from docshelf.storage.queues import Queues
-from docshelf.storage.shelves import AnyShelf
+from docshelf.storage.shelves import AnyShelf, Seen
 from docshelf.storage.store import Store
 
 log = logging.getLogger(__name__)
@@ -525,7 +525,7 @@ class FormatBuilder:
                 doc = docs.get(task.document_id)
                 if doc is not None:
                     self.leases.settle(doc)  # recorded (or dropped): the lease ends with it
-                if doc is None or (doc.size, doc.mtime_ns, doc.change_key) != task.seen:
+                if doc is None or Seen.of(doc) != task.seen:
                     # Removed, or changed again since it was queued: the newer version is queued.
                     stale.extend(v.store_key for v in outcome.variants)
                     continue

@@ -48,7 +48,7 @@ from docshelf.converters.library_logs import quiet_libraries
 from docshelf.converters.ocr import ocr_identity
 from docshelf.storage.models import FormatFailure
 from docshelf.storage.s3 import adopt_environment, client_environment
-from docshelf.storage.shelves import FileBytes, NotRegularFile, OutsideShelf, shelf_at
+from docshelf.storage.shelves import FileBytes, NotRegularFile, OutsideShelf, Seen, shelf_at
 from docshelf.storage.store import Store, StoreSpec, open_store, store_key
 
 log = logging.getLogger(__name__)
@@ -89,10 +89,10 @@ class ConversionTask:
     timeout_s: float | None = None  # None: the pool's per-file timeout
 
     @property
-    def seen(self) -> tuple[int, int, str | None]:
+    def seen(self) -> Seen:
         """The version the index had when this was queued: a row that no longer has it
         changed again since (the newer version is queued), so this outcome is not recorded."""
-        return self.seen_size, self.seen_mtime_ns, self.seen_change_key
+        return Seen(self.seen_size, self.seen_mtime_ns, self.seen_change_key)
 
 
 @dataclass(frozen=True, slots=True)

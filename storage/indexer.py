@@ -430,7 +430,7 @@ class Indexer:
 
     def _stale(self, row: _Known, path: str, seen: Seen) -> bool:
         """Whether a known file needs its formats rebuilt."""
-        if _moved(row, seen):
+        if Seen.of(row) != seen:
             return True
         if row.detection != DETECTION_VERSION:
             return True  # decided by an older rule: look at its type again
@@ -511,7 +511,7 @@ class Indexer:
         Only a new detection rule with the same verdict is no change at all.
         """
         values: dict[str, object] = {"id": row.id, "detection": DETECTION_VERSION}
-        moved = _moved(row, seen)
+        moved = Seen.of(row) != seen
         if moved or force or row.detection != DETECTION_VERSION:
             described = self._describe(shelf, path)
             values.update(
@@ -550,12 +550,6 @@ class Indexer:
     def _publish(self, changes: ChangeSet) -> None:
         if self.bus is not None:
             self.bus.publish(changes)
-
-
-def _moved(row: _Known, seen: Seen) -> bool:
-    """Whether the file or object is another version than the row's: its size, mtime or
-    (an object's) ETag differ."""
-    return (row.size, row.mtime_ns, row.change_key) != (seen.size, seen.mtime_ns, seen.change_key)
 
 
 class _Refused(Exception):

@@ -71,6 +71,22 @@ class Seen:
     mtime_ns: int
     change_key: str | None = None
 
+    @classmethod
+    def of(cls, row: Versioned) -> Seen:
+        """The version an index row (or a queued task's copy of it) records."""
+        return cls(row.size, row.mtime_ns, row.change_key)
+
+
+class Versioned(Protocol):
+    """A row that records which version of a document it describes."""
+
+    @property
+    def size(self) -> int: ...
+    @property
+    def mtime_ns(self) -> int: ...
+    @property
+    def change_key(self) -> str | None: ...
+
 
 class AnyShelf(Protocol):
     """What the indexer, the builder and reads use of a shelf, a folder (:class:`Shelf`)
