@@ -16,16 +16,14 @@ from __future__ import annotations
 
 import base64
 import json
-from collections.abc import AsyncIterator, Callable
-from dataclasses import dataclass
 from typing import Any
 
 import mcp_types as types
 import pytest
 from jsonschema import Draft202012Validator
-from mcp import Client
 from mcp.shared.exceptions import MCPDeprecationWarning, MCPError
 
+from tests.support.peers import Peer
 from tests.support.schema import validate
 from tests.support.sdk import (
     content_negotiation,
@@ -33,8 +31,6 @@ from tests.support.sdk import (
     raw_metadata,
     raw_read,
     raw_result,
-    sdk_mode,
-    stdio_client,
 )
 from tests.support.servers import LEGACY, MODERN, NOT_FOUND, RunningServer
 from tests.support.shelves import MARKDOWN
@@ -60,45 +56,10 @@ SECTION_MARKDOWN = MARKDOWN[MARKDOWN.index("# Field guide") :]
 # --------------------------------------------------------------------------- #
 
 
-@dataclass(frozen=True)
-class Peer:
-    client: Client
-    era: str
-
-
-PEERS = [
-    pytest.param((transport, era), id=f"{transport}-{era}")
-    for transport in ("http", "stdio")
-    for era in (MODERN, LEGACY)
-]
-
-
 @pytest.fixture(scope="module")
 def anyio_backend() -> str:
-    """Module-wide, so the module-scoped ``peer`` below may be an async fixture."""
+    """Module-wide, so the module-scoped ``peer`` (tests.support.peers) may be async."""
     return "asyncio"
-
-
-@pytest.fixture(scope="module", params=PEERS)
-def connect(request: pytest.FixtureRequest) -> tuple[str, Callable[[], Client]]:
-    """The era and a factory of an unconnected SDK client; only the transport asked for
-    starts its server (the session-scoped ``shelf_server`` or ``indexed_shelf``)."""
-    transport, era = request.param
-    if transport == "http":
-        url = request.getfixturevalue("shelf_server").url
-        return era, lambda: http_client(url, era, read_timeout_seconds=60)
-    shelf, data = request.getfixturevalue("indexed_shelf")
-    return era, lambda: stdio_client(
-        str(shelf), str(data), mode=sdk_mode(era), read_timeout_seconds=60
-    )
-
-
-@pytest.fixture(scope="module")
-async def peer(connect: tuple[str, Callable[[], Client]]) -> AsyncIterator[Peer]:
-    era, make = connect
-    async with make() as client:
-        assert client.protocol_version == era
-        yield Peer(client, era)
 
 
 # --------------------------------------------------------------------------- #

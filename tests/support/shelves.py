@@ -6,6 +6,8 @@ import json
 import shutil
 from pathlib import Path
 
+from docshelf.app.runtime import Runtime
+from docshelf.app.settings import Settings
 from tests.support.paths import FIXTURE_PDF
 
 MARKDOWN = """---
@@ -50,3 +52,16 @@ def make_shelf(root: Path) -> Path:
     (root / "papers" / "broken.pdf").write_bytes(b"%PDF-1.7\n1 0 obj << /Type /Catalog >>\ngarbage")
     (root / ".hidden.md").write_text("# not served\n")
     return root
+
+
+def catalogued_only(shelf: Path, data: Path) -> None:
+    """Catalog ``shelf`` into ``data`` and convert nothing: every document stays pending, as
+    right after start or an edit (a ``--no-index`` replica then converts only what its
+    reads ask for)."""
+    runtime = Runtime(Settings(shelves=[str(shelf)], data_dir=data, workers=1))
+    runtime.open()
+    try:
+        runtime.indexer.reconcile(wait=False)
+        assert runtime.builder.backlog() > 0
+    finally:
+        runtime.close()
