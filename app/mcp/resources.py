@@ -447,12 +447,12 @@ class ResourceService:
         keys = (v.store_key for v in fresh.derived if v.mime_type == mime_type) if fresh else ()
         return next((k for k in keys if k), None)
 
-    def _load_original(self, ctx: RequestContext, record: DocumentRecord) -> bytes:
+    def _load_original(self, ctx: RequestContext, record: DocumentRecord, cap: int = 0) -> bytes:
         shelf = self.shelves.get(record.shelf)
         if shelf is None:
             raise ctx.era.resource_not_found(record.uri)
         try:
-            return shelf.read(record.path, limit=self.max_read_bytes).data
+            return shelf.read(record.path, limit=cap or self.max_read_bytes).data
         except (OutsideShelf, NotRegularFile, FileNotFoundError):
             # Gone, or no longer a regular file on the shelf; the watcher will catch up.
             raise ctx.era.resource_not_found(record.uri) from None
@@ -573,8 +573,8 @@ class ResourceService:
             formats, omitted = [pick], []
 
         def load(mime_type: str) -> bytes:
-            if mime_type == record.mime_type:
-                return self._load_original(ctx, record)
+            if mime_type == record.mime_type:  # cut from it whole: the part is what is capped
+                return self._load_original(ctx, record, max(self.max_read_bytes, record.size))
             variant = next((v for v in record.derived if v.mime_type == mime_type), None)
             if variant is None or not variant.built:
                 raise parts.PartNotFound(f"{record.path} has no {mime_type} format to cut from")
