@@ -21,6 +21,7 @@ from typing import Any, Protocol, cast
 from docshelf.app import metrics
 from docshelf.app.heap import HeapTrimmer, fix_mmap_threshold, limit_arenas
 from docshelf.app.mcp.kernel import Kernel
+from docshelf.app.mcp.prompts import PromptService
 from docshelf.app.mcp.resources import ResourceService
 from docshelf.app.mcp.sessions import SessionRegistry
 from docshelf.app.mcp.tools import ToolService
@@ -174,9 +175,11 @@ class Runtime:
             catalogued=cast(threading.Event, self.readiness.catalogued),
         )
         self.bus.on_delivery(self.resources.forget)
+        search = SearchIndex(self.database)
         self.kernel = Kernel(
             self.resources,
-            ToolService(self.resources, SearchIndex(self.database)),
+            ToolService(self.resources, search),
+            PromptService(self.resources, search),
             self.bus,
             instructions=INSTRUCTIONS,
             keepalive_s=settings.keepalive_s,

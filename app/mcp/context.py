@@ -23,6 +23,8 @@ CACHE_HINTS: dict[str, tuple[int, str]] = {
     "resources/list": (60_000, "public"),
     # The same two tools for everyone; their shelf list changes only with a restart.
     "tools/list": (3_600_000, "public"),
+    # The same three prompts for everyone, for as long as the server runs.
+    "prompts/list": (3_600_000, "public"),
     # A read's contents[] depend on the client's negotiated features, which are not part
     # of the cache key (caching "Cache Key": method + params): never shared between
     # callers, and not reusable at all when features shaped it (see cache_hints).

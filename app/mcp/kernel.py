@@ -44,6 +44,7 @@ from docshelf.app.mcp.notifications import listen, session_stream
 from docshelf.app.mcp.params import (
     CallToolParams,
     CompleteParams,
+    GetPromptParams,
     InitializeParams,
     ListenParams,
     NoParams,
@@ -52,6 +53,7 @@ from docshelf.app.mcp.params import (
     UnsubscribeParams,
     UriParams,
 )
+from docshelf.app.mcp.prompts import PromptService
 from docshelf.app.mcp.resources import ResourceService
 from docshelf.app.mcp.sessions import LegacySession, Peer
 from docshelf.app.mcp.tools import ToolService
@@ -230,6 +232,7 @@ class Kernel:
         self,
         resources: ResourceService,
         tools: ToolService,
+        prompts: PromptService,
         bus: EventBus,
         *,
         instructions: str,
@@ -267,7 +270,10 @@ class Kernel:
             # server/tools; a search is a query every time, a read may be answered from memory.
             "tools/list": Method(tools.list, PageParams, Blocking.NEVER),
             "tools/call": Method(tools.call, CallToolParams, Blocking.ALWAYS),
-            # server/utilities/completion, for the shelves' resource template.
+            # server/prompts; getting one reads documents (and searches) every time.
+            "prompts/list": Method(prompts.list, PageParams, Blocking.NEVER),
+            "prompts/get": Method(prompts.get, GetPromptParams, Blocking.ALWAYS),
+            # server/utilities/completion, for the shelves' resource template and the prompts.
             "completion/complete": Method(completer.complete, CompleteParams, Blocking.MAYBE),
         }
         # Method labels for /metrics: the table plus what the kernel answers itself; anything
@@ -281,6 +287,8 @@ class Kernel:
             "resources": {"subscribe": True, "listChanged": True},
             # search_documents and read_document; the list never changes while serving.
             "tools": {"listChanged": False},
+            # summarize_document, compare_documents, answer_from_shelf: a fixed set too.
+            "prompts": {"listChanged": False},
             "completions": {},
             # Content negotiation SEP: servers advertise an empty settings object.
             "extensions": {EXTENSION_ID: {}},

@@ -390,18 +390,18 @@ class ResourceService:
                 omitted.append(
                     {
                         "mimeType": variant.mime_type,
-                        "reason": f"{_mb(size)} would take this read over its "
-                        f"{_mb(self.max_read_bytes)} cap; ask for it alone with format=",
+                        "reason": f"{mb(size)} would take this read over its "
+                        f"{mb(self.max_read_bytes)} cap; ask for it alone with format=",
                     }
                 )
                 continue
             kept.append(variant)
             total += size
         if not kept:
-            sizes = ", ".join(f"{v.mime_type} {_mb(v.size or 0)}" for v in variants)
+            sizes = ", ".join(f"{v.mime_type} {mb(v.size or 0)}" for v in variants)
             raise wire.McpError(
                 wire.INVALID_PARAMS,
-                f"Every format of {record.uri} is over the {_mb(self.max_read_bytes)} read cap "
+                f"Every format of {record.uri} is over the {mb(self.max_read_bytes)} read cap "
                 f"({sizes}); the operator can raise DOCSHELF_MAX_READ_MB",
                 {"uri": record.uri, "maxReadBytes": self.max_read_bytes},
             )
@@ -473,7 +473,7 @@ class ResourceService:
         past that, :func:`still_converting`.
         """
         document_uri, query = parts.split_uri(uri)
-        record = self._converted(ctx, self.require(ctx, document_uri))
+        record = self.converted(ctx, self.require(ctx, document_uri))
         if record.pending:
             raise still_converting(uri, "to know its parts")
         try:
@@ -496,7 +496,7 @@ class ResourceService:
         )
         return self.require(ctx, record.uri)
 
-    def _converted(self, ctx: RequestContext, record: DocumentRecord) -> DocumentRecord:
+    def converted(self, ctx: RequestContext, record: DocumentRecord) -> DocumentRecord:
         """``record`` once the formats parts are cut from are built (or after the read wait)."""
         record = self._ocr_read(ctx, record)
         needed = [v.mime_type for v in record.derived if v.mime_type in _SOURCES and not v.built]
@@ -593,8 +593,8 @@ class ResourceService:
                     omitted.append(
                         {
                             "mimeType": mime,
-                            "reason": f"{_mb(len(data))} would take this read "
-                            f"over its {_mb(self.max_read_bytes)} cap",
+                            "reason": f"{mb(len(data))} would take this read "
+                            f"over its {mb(self.max_read_bytes)} cap",
                         }
                     )
                     continue
@@ -653,6 +653,6 @@ def format_unavailable(uri: str, mime_type: str, offered: Sequence[str]) -> wire
     )
 
 
-def _mb(size: int) -> str:
+def mb(size: int) -> str:
     """A size for people: MB from a tenth of one, KB below."""
     return f"{size / 1_048_576:.1f} MB" if size >= 104_858 else f"{size / 1024:.1f} KB"

@@ -297,7 +297,7 @@ class ToolService:
         if not contents:
             return _tool_error(f"read_document: {uri} could not be read in any format")
         return {
-            "content": [{"type": "resource", "resource": _embedded(c)} for c in contents],
+            "content": [{"type": "resource", "resource": embedded_resource(c)} for c in contents],
             "isError": False,
         }
 
@@ -319,7 +319,7 @@ def _read_failure(uri: str, error: wire.McpError) -> str:
     return f"read_document: {error.message}"
 
 
-def _embedded(content: Mapping[str, Any]) -> dict[str, Any]:
+def embedded_resource(content: Mapping[str, Any]) -> dict[str, Any]:
     """A read's contents entry as an embedded resource (uri, mimeType, text or blob, _meta)."""
     keep = ("uri", "mimeType", "text", "blob", "_meta")
     return {key: content[key] for key in keep if key in content}

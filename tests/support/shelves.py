@@ -6,6 +6,8 @@ import json
 import shutil
 from pathlib import Path
 
+from fpdf import FPDF
+
 from docshelf.app.runtime import Runtime
 from docshelf.app.settings import Settings
 from tests.support.paths import FIXTURE_PDF
@@ -65,3 +67,25 @@ def catalogued_only(shelf: Path, data: Path) -> None:
         assert runtime.builder.backlog() > 0
     finally:
         runtime.close()
+
+
+def page_mark(number: int) -> str:
+    """The word only page ``number`` of :func:`long_pdf` holds."""
+    return f"pagemark{number:03}"
+
+
+def long_pdf(pages: int) -> bytes:
+    """A PDF of ``pages`` pages of about 1.5 KB of text each; page N opens with "Chapter N"
+    and holds :func:`page_mark` of N, so what a reader got can be told page by page."""
+    pdf = FPDF(format="A4")
+    pdf.set_auto_page_break(False)
+    pdf.set_font("Helvetica", size=10)
+    filler = (
+        "The shelf keeps every document it is given, and a reader asks for the parts "
+        "that matter to the question at hand. "
+    ) * 12
+    for number in range(1, pages + 1):
+        pdf.add_page()
+        pdf.set_y(60)  # below the band where the converter drops lines repeated as running heads
+        pdf.multi_cell(170, 5, f"Chapter {number}. {page_mark(number)} {filler}")
+    return bytes(pdf.output())
