@@ -479,7 +479,7 @@ def _reindex(runtime: Runtime, args: argparse.Namespace) -> int:
 
     shelf = args.shelf_name
     if shelf is None and args.paths and len(runtime.shelves) == 1:
-        shelf = runtime.shelves[0].name
+        shelf = next(iter(runtime.shelves))
     request = JobRequest(shelf, tuple(args.paths) if args.paths else None, args.force)
     try:
         runtime.jobs.validate(request)

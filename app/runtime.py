@@ -39,7 +39,7 @@ from docshelf.storage.jobs import JobRunner
 from docshelf.storage.leases import Leases
 from docshelf.storage.search import SearchIndex
 from docshelf.storage.sessions import SessionTable
-from docshelf.storage.shelves import IgnoreRules, make_shelves
+from docshelf.storage.shelves import IgnoreRules, ShelfSet, make_shelves
 from docshelf.storage.store import open_store
 from docshelf.storage.watcher import ShelfWatcher
 
@@ -133,7 +133,10 @@ class Runtime:
         limit_arenas(settings.malloc_arenas)
         fix_mmap_threshold(settings.malloc_mmap_threshold)
         self.settings = settings
-        self.shelves = make_shelves(settings.shelf_specs(), IgnoreRules(tuple(settings.ignore)))
+        # One set, shared by every part below (storage.shelves.ShelfSet).
+        self.shelves = ShelfSet(
+            make_shelves(settings.shelf_specs(), IgnoreRules(tuple(settings.ignore)))
+        )
         self.database = Database(settings.resolved_database_url)
         self.store = open_store(settings.store_spec)
         self.bus = EventBus()
@@ -210,7 +213,7 @@ class Runtime:
         # Bucket shelves have no inotify: the indexing process lists them (storage.bucket_poll).
         self.poller = BucketPoller(
             self.indexer,
-            self.shelves,
+            list(self.shelves.values()),
             interval_s=settings.bucket_poll_s,
             observer=metrics.observe_index,
         )
