@@ -1,7 +1,8 @@
 """MCP over stdio: newline-delimited JSON-RPC on stdin/stdout (2026-07-28 basic/transports/stdio).
 
 Both eras on one stream: an ``initialize`` makes this process a 2025-era
-session; requests carrying the modern ``_meta`` are served statelessly.
+session; requests carrying the modern ``_meta`` are served statelessly. The server
+sends requests of its own on the same stream (app.mcp.outbound).
 Nothing but MCP messages is written to stdout; logs go to stderr. The server
 exits when stdin reaches end-of-file ("Shutdown"), and only then: a line that
 is not a message gets its JSON-RPC error (or, for a notification, nothing) and
@@ -19,6 +20,7 @@ import anyio.abc
 
 from docshelf.app.mcp import codec, wire
 from docshelf.app.mcp.kernel import Incoming, Kernel, Reply, Stream
+from docshelf.app.mcp.outbound import ClientRequests
 from docshelf.app.mcp.sessions import LegacySession, Peer
 
 log = logging.getLogger(__name__)
@@ -41,7 +43,8 @@ class StdioConnection:
         self.output = output
         self.tasks = tasks
         self._session: LegacySession | None = None
-        self._peer = Peer()
+        # The requests we send the client (roots/list) wait here for their answers.
+        self._peer = Peer(outbound=ClientRequests(self.send))
         self._write_lock = anyio.Lock()
 
     # -- the channel ------------------------------------------------------------------------
