@@ -20,6 +20,7 @@ from typing import Any, Protocol, cast
 
 from docshelf.app import metrics
 from docshelf.app.heap import HeapTrimmer, fix_mmap_threshold, limit_arenas
+from docshelf.app.mcp import roots
 from docshelf.app.mcp.kernel import Kernel
 from docshelf.app.mcp.resources import ResourceService
 from docshelf.app.mcp.sessions import SessionRegistry
@@ -37,6 +38,7 @@ from docshelf.storage.garbage import OrphanSweeper
 from docshelf.storage.indexer import Indexer, IndexReport
 from docshelf.storage.jobs import JobRunner
 from docshelf.storage.leases import Leases
+from docshelf.storage.live_shelves import LiveShelves
 from docshelf.storage.search import SearchIndex
 from docshelf.storage.sessions import SessionTable
 from docshelf.storage.shelves import IgnoreRules, ShelfSet, make_shelves
@@ -133,9 +135,12 @@ class Runtime:
         limit_arenas(settings.malloc_arenas)
         fix_mmap_threshold(settings.malloc_mmap_threshold)
         self.settings = settings
-        # One set, shared by every part below (storage.shelves.ShelfSet).
+        ignore = IgnoreRules(tuple(settings.ignore))
+        # No shelf given: a stdio server serves its client's roots (app.mcp.roots), so its
+        # set of shelves changes while serving. One set, shared by every part below.
+        self.follows_roots = not settings.shelves and settings.index_on_start
         self.shelves = ShelfSet(
-            make_shelves(settings.shelf_specs(), IgnoreRules(tuple(settings.ignore)))
+            make_shelves(settings.shelf_specs(), ignore), live=self.follows_roots
         )
         self.database = Database(settings.resolved_database_url)
         self.store = open_store(settings.store_spec)
@@ -177,11 +182,14 @@ class Runtime:
             catalogued=cast(threading.Event, self.readiness.catalogued),
         )
         self.bus.on_delivery(self.resources.forget)
+        instructions = (
+            f"{INSTRUCTIONS} {roots.INSTRUCTIONS}" if self.follows_roots else INSTRUCTIONS
+        )
         self.kernel = Kernel(
             self.resources,
             ToolService(self.resources, SearchIndex(self.database)),
             self.bus,
-            instructions=INSTRUCTIONS,
+            instructions=instructions,
             keepalive_s=settings.keepalive_s,
             default_features=settings.negotiation_default(),
         )
@@ -218,6 +226,21 @@ class Runtime:
             observer=metrics.observe_index,
         )
         self._index_thread: threading.Thread | None = None
+        self.roots: roots.RootsFollower | None = None
+        if self.follows_roots:
+            live = LiveShelves(
+                self.shelves,
+                self.database,
+                self.indexer,
+                self.builder,
+                self.watcher,
+                self.bus,
+                ignore=ignore,
+                watch=settings.watch,
+                observer=metrics.observe_index,
+            )
+            catalogued = cast(threading.Event, self.readiness.catalogued)
+            self.roots = roots.RootsFollower(live, self.kernel, catalogued)
 
     def open(self) -> None:
         """Upgrade the schema; the database is usable afterwards, and what this process
@@ -277,6 +300,9 @@ class Runtime:
         if self.settings.watch:
             self.watcher.start()
         self.sweeper.start()  # the indexing process sweeps the store (storage.garbage)
+        if self.follows_roots:  # no shelf until the client gives its roots: nothing to pass
+            self.readiness.finish()
+            return
         self.start_initial_index()
 
     def start_initial_index(self) -> None:

@@ -6,7 +6,7 @@ ours travel in opposite directions and never meet, but ours are strings of their
 (``docshelf-1``, ``docshelf-2`` …) so a log line says at once which side a message
 belongs to.
 
-Only stdio sends requests (``roots/list``): one connection, one writer;
+Only stdio sends requests (``roots/list``, app.mcp.roots): one connection, one writer;
 its notifications outside a stream go the same way (:meth:`ClientRequests.notify`).
 A request waits a bounded time for its answer; an error answer becomes
 :class:`ClientError` with the client's code and message; an answer whose id no request

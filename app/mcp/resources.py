@@ -182,7 +182,7 @@ class ResourceService:
             record = self.catalog.get(uri, cached_only=not ctx.may_block)
         except NotCached:
             raise WouldBlock from None
-        if record is None:
+        if record is None or record.shelf not in self.shelves:
             raise ctx.era.resource_not_found(uri)
         return record
 
@@ -243,7 +243,7 @@ class ResourceService:
             # A fresh shelf: most desktop clients list once on connect, so the first list
             # waits (briefly) for the first catalog pass instead of answering empty.
             self.catalogued.wait(self.first_list_wait_s)
-        records, more = self.catalog.page(after, self.page_size)
+        records, more = self.catalog.page(after, self.page_size, self.shelves.bound())
         result: dict[str, Any] = {"resources": [resource_object(r) for r in records]}
         if more and records:
             result["nextCursor"] = encode_cursor(records[-1].uri)
