@@ -98,6 +98,13 @@ async def uris(client: Client) -> set[str]:
     return {r["uri"] for r in listed["resources"]}
 
 
+async def found(client: Client, query: str) -> set[str]:
+    """The documents search_documents finds for ``query``."""
+    result = await client.call_tool("search_documents", {"query": query})
+    assert result.structured_content is not None
+    return {hit["documentUri"] for hit in result.structured_content["hits"]}
+
+
 async def until(check: Callable[[], Awaitable[bool]]) -> None:
     """Wait until ``check()`` holds (a change is caught up with in well under a second)."""
     with anyio.fail_after(WAIT):
@@ -138,7 +145,12 @@ async def test_roots_are_shelves_and_follow_a_root_added_and_removed_live(
         read = await client.read_resource("docshelf://my-papers/draft.txt")
         assert read.contents[0].text == "A draft about lichens.\n"  # type: ignore[union-attr]
 
-        # Gone like a deleted file: unlisted, unreadable, its subscribers told.
+        async def todo_found() -> bool:  # once converted, its words are searchable
+            return await found(client, "water plants") == {"docshelf://notes/todo.md"}
+
+        await until(todo_found)
+
+        # Gone like a deleted file: unlisted, unreadable, unfound, its subscribers told.
         with pytest.warns(MCPDeprecationWarning):
             await client.subscribe_resource("docshelf://notes/todo.md")
         roots.uris.remove(notes.as_uri())
@@ -146,6 +158,7 @@ async def test_roots_are_shelves_and_follow_a_root_added_and_removed_live(
         with pytest.raises(MCPError) as caught:
             await client.read_resource("docshelf://notes/todo.md")
         assert caught.value.error.code == -32002
+        assert await found(client, "water plants") == set()
 
         async def subscriber_told() -> bool:
             return heard.updated == ["docshelf://notes/todo.md"]
