@@ -135,15 +135,26 @@ class ShelfWatcher:
         except Exception:  # one bad batch must not stop the watcher
             log.exception("refreshing %d paths on shelf %s failed", len(paths), shelf.name)
             return
-        if self.observer is not None:
-            self.observer(report, time.perf_counter() - started)
-        log.info(
-            "shelf %s: %d added, %d changed, %d removed",
-            shelf.name,
-            report.added,
-            report.changed,
-            report.removed,
-        )
+        followed(shelf.name, report, started, self.observer)
+
+
+def followed(
+    shelf_name: str,
+    report: IndexReport,
+    started: float,
+    observer: Callable[[IndexReport, float], None] | None,
+) -> None:
+    """What one refresh a follower made did: to the metrics ``observer`` (with the time
+    since ``started``, a ``perf_counter``), and in one log line."""
+    if observer is not None:
+        observer(report, time.perf_counter() - started)
+    log.info(
+        "shelf %s: %d added, %d changed, %d removed",
+        shelf_name,
+        report.added,
+        report.changed,
+        report.removed,
+    )
 
 
 class _FolderWatch(Follower):
