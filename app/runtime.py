@@ -20,6 +20,7 @@ from typing import Any, Protocol, cast
 
 from docshelf.app import metrics
 from docshelf.app.heap import HeapTrimmer, fix_mmap_threshold, limit_arenas
+from docshelf.app.mcp import roots
 from docshelf.app.mcp.kernel import Kernel
 from docshelf.app.mcp.prompts import PromptService
 from docshelf.app.mcp.resources import ResourceService
@@ -38,9 +39,10 @@ from docshelf.storage.garbage import OrphanSweeper
 from docshelf.storage.indexer import Indexer, IndexReport
 from docshelf.storage.jobs import JobRunner
 from docshelf.storage.leases import Leases
+from docshelf.storage.live_shelves import LiveShelves
 from docshelf.storage.search import SearchIndex
 from docshelf.storage.sessions import SessionTable
-from docshelf.storage.shelves import IgnoreRules, make_shelves
+from docshelf.storage.shelves import IgnoreRules, ShelfSet, make_shelves
 from docshelf.storage.store import open_store
 from docshelf.storage.watcher import ShelfWatcher
 
@@ -134,7 +136,13 @@ class Runtime:
         limit_arenas(settings.malloc_arenas)
         fix_mmap_threshold(settings.malloc_mmap_threshold)
         self.settings = settings
-        self.shelves = make_shelves(settings.shelf_specs(), IgnoreRules(tuple(settings.ignore)))
+        ignore = IgnoreRules(tuple(settings.ignore))
+        # No shelf given: a stdio server serves its client's roots (app.mcp.roots), so its
+        # set of shelves changes while serving. One set, shared by every part below.
+        self.follows_roots = not settings.shelves and settings.index_on_start
+        self.shelves = ShelfSet(
+            make_shelves(settings.shelf_specs(), ignore), live=self.follows_roots
+        )
         self.database = Database(settings.resolved_database_url)
         self.store = open_store(settings.store_spec)
         self.bus = EventBus()
@@ -176,12 +184,15 @@ class Runtime:
         )
         self.bus.on_delivery(self.resources.forget)
         search = SearchIndex(self.database)
+        instructions = (
+            f"{INSTRUCTIONS} {roots.INSTRUCTIONS}" if self.follows_roots else INSTRUCTIONS
+        )
         self.kernel = Kernel(
             self.resources,
             ToolService(self.resources, search),
             PromptService(self.resources, search),
             self.bus,
-            instructions=INSTRUCTIONS,
+            instructions=instructions,
             keepalive_s=settings.keepalive_s,
             default_features=settings.negotiation_default(),
         )
@@ -213,11 +224,26 @@ class Runtime:
         # Bucket shelves have no inotify: the indexing process lists them (storage.bucket_poll).
         self.poller = BucketPoller(
             self.indexer,
-            self.shelves,
+            list(self.shelves.values()),
             interval_s=settings.bucket_poll_s,
             observer=metrics.observe_index,
         )
         self._index_thread: threading.Thread | None = None
+        self.roots: roots.RootsFollower | None = None
+        if self.follows_roots:
+            live = LiveShelves(
+                self.shelves,
+                self.database,
+                self.indexer,
+                self.builder,
+                self.watcher,
+                self.bus,
+                ignore=ignore,
+                watch=settings.watch,
+                observer=metrics.observe_index,
+            )
+            catalogued = cast(threading.Event, self.readiness.catalogued)
+            self.roots = roots.RootsFollower(live, self.kernel, catalogued)
 
     def open(self) -> None:
         """Upgrade the schema; the database is usable afterwards, and what this process
@@ -277,6 +303,9 @@ class Runtime:
         if self.settings.watch:
             self.watcher.start()
         self.sweeper.start()  # the indexing process sweeps the store (storage.garbage)
+        if self.follows_roots:  # no shelf until the client gives its roots: nothing to pass
+            self.readiness.finish()
+            return
         self.start_initial_index()
 
     def start_initial_index(self) -> None:

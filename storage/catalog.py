@@ -121,6 +121,8 @@ _VARIANT_COLUMNS = (
 _BY_URI = select(*_COLUMNS, Document.facts).where(Document.uri == bindparam("uri"))
 _FIRST_PAGE = select(*_COLUMNS).order_by(Document.uri).limit(bindparam("limit"))
 _NEXT_PAGE = _FIRST_PAGE.where(Document.uri > bindparam("after"))
+_ON_SHELVES = Document.shelf.in_(bindparam("shelves", expanding=True))
+_FIRST_PAGE_ON, _NEXT_PAGE_ON = _FIRST_PAGE.where(_ON_SHELVES), _NEXT_PAGE.where(_ON_SHELVES)
 _VARIANTS_OF_ONE = (
     select(*_VARIANT_COLUMNS)
     .where(Representation.document_id == bindparam("document_id"))
@@ -250,11 +252,19 @@ class Catalog:
             records.append(DocumentRecord(**values, derived=derived, format_errors=failed))
         return records
 
-    def page(self, after_uri: str | None, limit: int) -> tuple[list[DocumentRecord], bool]:
-        """Up to ``limit`` documents in URI order after ``after_uri``, and whether more follow."""
-        query = _FIRST_PAGE if after_uri is None else _NEXT_PAGE
+    def page(
+        self, after_uri: str | None, limit: int, shelves: Sequence[str] | None = None
+    ) -> tuple[list[DocumentRecord], bool]:
+        """Up to ``limit`` documents in URI order after ``after_uri``, and whether more
+        follow; only those on ``shelves`` if given (ShelfSet.bound)."""
+        params: dict[str, Any] = {"limit": limit + 1, "after": after_uri}
+        if shelves is None:
+            query = _FIRST_PAGE if after_uri is None else _NEXT_PAGE
+        else:
+            query = _FIRST_PAGE_ON if after_uri is None else _NEXT_PAGE_ON
+            params["shelves"] = list(shelves)
         with self.database.engine.connect() as connection:
-            records = self._records(connection, query, {"limit": limit + 1, "after": after_uri})
+            records = self._records(connection, query, params)
         return records[:limit], len(records) > limit
 
     def get(

@@ -62,8 +62,13 @@ def _next_level(path: str, prefix: str) -> str:
 class Completer:
     def __init__(self, resources: ResourceService) -> None:
         self.resources = resources
-        self.templates = {
-            f"docshelf://{name}/{{+path}}{{?pages,section}}": name for name in resources.shelves
+
+    @property
+    def templates(self) -> dict[str, str]:
+        """Template → shelf, for the shelves served now (a stdio server's roots change)."""
+        return {
+            f"docshelf://{name}/{{+path}}{{?pages,section}}": name
+            for name in self.resources.shelves
         }
 
     def complete(self, ctx: RequestContext, params: CompleteParams) -> dict[str, Any]:

@@ -90,6 +90,7 @@ class Incoming:
     id: Any
     method: str | None
     params: dict[str, Any]
+    answer: dict[str, Any] | None = None  # a response: the whole message
 
 
 def _invalid_request(message: str) -> wire.McpError:
@@ -108,7 +109,7 @@ def parse_message(raw: Any) -> Incoming:
     method = raw.get("method")
     if method is None:
         if "id" in raw and ("result" in raw or "error" in raw):
-            return Incoming("response", request_id, None, {})
+            return Incoming("response", request_id, None, {}, raw)
         raise _invalid_request('"method" is missing')
     if not isinstance(method, str):
         raise _invalid_request('"method" must be a string')
@@ -205,6 +206,11 @@ class Blocking(enum.Enum):
     ALWAYS = "always"  # straight to a worker thread (a database query every time)
 
 
+ClientHook = Callable[[LegacySession, Peer | None], None]
+"""Told of a 2025-era client's notification (:meth:`Kernel.on_notification`), with the
+session and the peer to send requests to; it must not block (it starts its own work)."""
+
+
 @dataclass(frozen=True, slots=True)
 class Method:
     handler: Callable[[RequestContext, Any], dict[str, Any]]
@@ -279,6 +285,20 @@ class Kernel:
         # Method labels for /metrics: the table plus what the kernel answers itself; anything
         # else is "other", so clients cannot create series at will.
         self._labels = frozenset({*self.methods, INITIALIZE, INITIALIZED, CANCELLED, LISTEN})
+        self._hooks: dict[str, list[ClientHook]] = {}
+
+    def on_notification(self, method: str, hook: ClientHook) -> None:
+        """Call ``hook`` when an initialized 2025-era session's client sends the notification
+        ``method``; for ``notifications/initialized``, once, as the session becomes
+        initialized (app.mcp.roots asks for the client's roots then)."""
+        self._hooks.setdefault(method, []).append(hook)
+
+    def _tell(self, method: str, session: LegacySession, channel: Channel) -> None:
+        for hook in self._hooks.get(method, ()):
+            try:
+                hook(session, channel.peer())
+            except Exception:
+                log.exception("handling %s failed", method)
 
     def capabilities(self) -> dict[str, Any]:
         """What this server does — only what works."""
@@ -333,7 +353,11 @@ class Kernel:
 
     async def _handle(self, message: Incoming, channel: Channel) -> Outcome:
         if message.kind == "response":
-            return ACCEPTED  # we send no requests; nothing waits for it
+            # An answer to a request of ours (app.mcp.outbound; stdio only): matched by id.
+            peer = channel.peer()
+            if peer is not None and peer.outbound is not None and message.answer is not None:
+                peer.outbound.settle(message.answer)
+            return ACCEPTED
         if is_modern_request(message.params) or channel.claims_modern():
             # Order per the conformance probes of 2026-07-28: a malformed _meta is -32602
             # first, then the transport's own checks (header-body mismatch, -32020), then an
@@ -449,11 +473,16 @@ class Kernel:
             session = await channel.session()
             if session is not None and not session.initialized:
                 session.initialized = True
+                self._tell(INITIALIZED, session, channel)
                 if channel.pushes_session_notifications:
                     # basic/lifecycle: no server notifications before "initialized".
                     return self.session_stream(session)
         elif message.method == CANCELLED:
             self._cancel(channel.peer(), message.params.get("requestId"))
+        elif message.method in self._hooks:
+            session = await channel.session()
+            if session is not None and session.initialized:
+                self._tell(message.method, session, channel)
         return ACCEPTED
 
     def _cancel(self, peer: Peer | None, request_id: object) -> None:

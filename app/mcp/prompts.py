@@ -366,7 +366,9 @@ class PromptService:
                 f"{ANSWER}: the question cannot be searched for: {exc}",
                 {"prompt": ANSWER, "argument": "question"},
             ) from None
-        hits = self.search.search(query, filters=Filters(path_prefix=prefix), limit=ANSWER_HITS)
+        served = self.resources.shelves.bound()  # a stdio server's roots
+        filters = Filters(path_prefix=prefix, served=served)
+        hits = self.search.search(query, filters=filters, limit=ANSWER_HITS)
         where = f" under {prefix!r}" if prefix else ""
         text = f"Answer this question from the documents of the shelf:\n\n{question}\n\n"
         budget = self.resources.max_read_bytes

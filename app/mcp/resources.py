@@ -13,7 +13,7 @@ import builtins
 import contextlib
 import logging
 import threading
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any, TypeVar
 
 from docshelf.app.mcp import parts, wire
@@ -27,7 +27,7 @@ from docshelf.storage.builder import FormatBuilder
 from docshelf.storage.catalog import Catalog, DocumentRecord, NotCached, VariantRecord
 from docshelf.storage.events import ChangeSet
 from docshelf.storage.models import OcrState
-from docshelf.storage.shelves import AnyShelf, NotRegularFile, OutsideShelf
+from docshelf.storage.shelves import AnyShelf, NotRegularFile, OutsideShelf, ShelfSet
 from docshelf.storage.store import Store
 from docshelf.storage.uris import MAX_URI_LENGTH, document_of
 
@@ -126,7 +126,7 @@ class ResourceService:
         self,
         catalog: Catalog,
         store: Store,
-        shelves: Sequence[AnyShelf],
+        shelves: ShelfSet | Sequence[AnyShelf],
         *,
         page_size: int,
         binary_cap: int,
@@ -148,7 +148,7 @@ class ResourceService:
         self.read_wait_s = read_wait_s
         self.catalog = catalog
         self.store = store
-        self.shelves: Mapping[str, AnyShelf] = {shelf.name: shelf for shelf in shelves}
+        self.shelves = ShelfSet.of(shelves)  # the process's own: a stdio server's roots change it
         self.page_size = page_size
         self.binary_cap = binary_cap
         # (uri, features) → (record, variants, omitted), for the record the catalog handed
@@ -182,7 +182,7 @@ class ResourceService:
             record = self.catalog.get(uri, cached_only=not ctx.may_block)
         except NotCached:
             raise WouldBlock from None
-        if record is None:
+        if record is None or record.shelf not in self.shelves:
             raise ctx.era.resource_not_found(uri)
         return record
 
@@ -243,7 +243,7 @@ class ResourceService:
             # A fresh shelf: most desktop clients list once on connect, so the first list
             # waits (briefly) for the first catalog pass instead of answering empty.
             self.catalogued.wait(self.first_list_wait_s)
-        records, more = self.catalog.page(after, self.page_size)
+        records, more = self.catalog.page(after, self.page_size, self.shelves.bound())
         result: dict[str, Any] = {"resources": [resource_object(r) for r in records]}
         if more and records:
             result["nextCursor"] = encode_cursor(records[-1].uri)

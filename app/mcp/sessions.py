@@ -57,6 +57,7 @@ from typing import Any
 
 from docshelf.app.mcp import wire
 from docshelf.app.mcp.context import LEGACY, RequestContext
+from docshelf.app.mcp.outbound import ClientRequests
 from docshelf.app.negotiation import NO_FEATURES, Features, parse_features
 from docshelf.storage.events import ChangeSet, EventBus, Listener
 from docshelf.storage.jobs import process_owner
@@ -78,11 +79,14 @@ CONFIRM_S = 1.0
 @dataclass(eq=False)
 class Peer:
     """One client over time (a 2025-era HTTP session, or a stdio connection): what
-    ``notifications/cancelled`` needs to find its requests and streams."""
+    ``notifications/cancelled`` needs to find its requests and streams, and where the
+    answers to our own requests go."""
 
     streams: dict[Any, Listener] = field(default_factory=dict)  # listen request id → listener
     running: set[Any] = field(default_factory=set)  # ids of requests being answered
     cancelled: set[Any] = field(default_factory=set)  # of those, the ones the client gave up
+    # The requests this server sends the client (stdio only: app.mcp.outbound).
+    outbound: ClientRequests | None = None
 
 
 @dataclass(eq=False)

@@ -214,6 +214,8 @@ class ToolService:
     def __init__(self, resources: ResourceService, search: SearchIndex) -> None:
         self.resources = resources
         self.search = search
+        # A stdio server following its client's roots starts with none, so its search tool
+        # names no shelves: the tool list never changes while serving.
         shelves = sorted(resources.shelves)
         self.tools: list[dict[str, Any]] = [_search_tool(shelves), READ_TOOL]
         self._calls: Mapping[str, Callable[[RequestContext, Mapping[str, Any]], dict[str, Any]]]
@@ -254,7 +256,12 @@ class ToolService:
         try:
             hits = self.search.search(
                 query,
-                filters=Filters(shelf, args.string("mime_type"), args.string("path_prefix")),
+                filters=Filters(
+                    shelf,
+                    args.string("mime_type"),
+                    args.string("path_prefix"),
+                    self.resources.shelves.bound(),
+                ),
                 limit=args.integer("limit", 10, 1, MAX_LIMIT),
                 snippet_words=SNIPPET_WORDS[style.compact],
             )

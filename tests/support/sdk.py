@@ -115,6 +115,15 @@ def stdio_client(
     return Client(params, mode=mode, cache=None, **kwargs)
 
 
+def roots_client(data_dir: str, *args: str, **kwargs: Any) -> Client:
+    """The SDK client, 2025-11-25 (the era of roots), over ``docshelf stdio`` started with no
+    shelf: the roots its ``list_roots_callback`` gives are the shelves. ``args``: more of
+    the command line (``--root DIR`` gives a shelf after all)."""
+    command = docshelf_command("stdio", "--data-dir", data_dir, *args)
+    params = StdioServerParameters(command=command[0], args=command[1:], env=child_env())
+    return Client(params, mode="legacy", cache=None, **kwargs)
+
+
 def as_a_desktop_client(entry: dict[str, Any]) -> Client:
     """A client that starts ``entry`` (a configuration's ``command`` and ``args``) the way
     a desktop client does: a bare environment, another working directory."""
