@@ -134,6 +134,10 @@ _VARIANTS_OF_MANY = (
     .order_by(Representation.id)
 )
 _COUNT = select(func.count(Document.id))
+_AT_PATHS = select(*_COLUMNS).where(
+    Document.shelf == bindparam("shelf"), Document.path.in_(bindparam("paths", expanding=True))
+)
+_AT_PATHS_WITH_FACTS = _AT_PATHS.add_columns(Document.facts)
 _PATHS = (
     select(Document.path)
     .where(
@@ -266,6 +270,20 @@ class Catalog:
         with self.database.engine.connect() as connection:
             records = self._records(connection, query, params)
         return records[:limit], len(records) > limit
+
+    def at_paths(
+        self, shelf: str, paths: Sequence[str], *, outlines: bool = False
+    ) -> list[DocumentRecord]:
+        """The documents at ``paths`` on ``shelf`` that are indexed, in the order given (a
+        folder's files: storage.folders). ``outlines``: with each one's outline, as
+        :meth:`get` reads it (for a few documents, not for listings)."""
+        if not paths:
+            return []
+        query = _AT_PATHS_WITH_FACTS if outlines else _AT_PATHS
+        with self.database.engine.connect() as connection:
+            found = self._records(connection, query, {"shelf": shelf, "paths": list(paths)})
+        by_path = {record.path: record for record in found}
+        return [by_path[path] for path in paths if path in by_path]
 
     def get(
         self, uri: str, *, cached_only: bool = False, fresh: bool = False

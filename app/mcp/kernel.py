@@ -36,10 +36,12 @@ from docshelf.app.mcp.context import (
     Era,
     RequestContext,
     WouldBlock,
+    declares_folders,
     is_modern_request,
     modern_context,
     require_meta_fields,
 )
+from docshelf.app.mcp.folders import FolderService
 from docshelf.app.mcp.notifications import listen, session_stream
 from docshelf.app.mcp.params import (
     CallToolParams,
@@ -47,6 +49,7 @@ from docshelf.app.mcp.params import (
     GetPromptParams,
     InitializeParams,
     ListenParams,
+    ListResourcesParams,
     NoParams,
     PageParams,
     Params,
@@ -246,6 +249,8 @@ class Kernel:
         default_features: Features = NO_FEATURES,
     ) -> None:
         self.resources = resources
+        # resources/list, read, metadata and subscribe, with SEP-2093's folders (app.mcp.folders).
+        self.folders = FolderService(resources)
         completer = Completer(resources)
         self.bus = bus
         self.instructions = instructions
@@ -263,11 +268,11 @@ class Kernel:
             "server/discover": Method(
                 self._discover, NoParams, Blocking.NEVER, frozenset({MODERN})
             ),
-            "resources/list": Method(resources.list, PageParams, Blocking.ALWAYS),
+            "resources/list": Method(self.folders.list, ListResourcesParams, Blocking.ALWAYS),
             "resources/templates/list": Method(resources.templates, PageParams, Blocking.NEVER),
-            "resources/read": Method(resources.read, UriParams, Blocking.MAYBE),
+            "resources/read": Method(self.folders.read, UriParams, Blocking.MAYBE),
             # SEP "Resource Contents Metadata" §2
-            "resources/metadata": Method(resources.metadata, UriParams, Blocking.MAYBE),
+            "resources/metadata": Method(self.folders.metadata, UriParams, Blocking.MAYBE),
             # An HTTP session's subscriptions are rows in the database (app.mcp.sessions).
             "resources/subscribe": Method(self._subscribe, UriParams, Blocking.ALWAYS, legacy_only),
             "resources/unsubscribe": Method(
@@ -310,8 +315,9 @@ class Kernel:
             # summarize_document, compare_documents, answer_from_shelf: a fixed set too.
             "prompts": {"listChanged": False},
             "completions": {},
-            # Content negotiation SEP: servers advertise an empty settings object.
-            "extensions": {EXTENSION_ID: {}},
+            # Content negotiation SEP: servers advertise an empty settings object; so do we
+            # for folders and per-resource capabilities (SEP-2093, app.mcp.folders).
+            "extensions": {EXTENSION_ID: {}, wire.EXTENSION_FOLDERS: {}},
         }
 
     # -- one message in, one outcome out ---------------------------------------------------
@@ -430,7 +436,7 @@ class Kernel:
             raise wire.McpError(
                 wire.INTERNAL_ERROR, f"Internal error: {type(exc).__name__}"
             ) from exc
-        return ctx.era.finish(message.method, result, ctx.features)
+        return ctx.era.finish(message.method, result, ctx.features, ctx.folders)
 
     # -- the 2025 handshake ------------------------------------------------------------------
 
@@ -451,6 +457,7 @@ class Kernel:
             _to_store("capabilities", params.capabilities),
             _to_store("clientInfo", params.client_info),
             features,
+            folders=declares_folders(params.capabilities),
         )
         await channel.start_session(session)
         log.info("session %s… started (%s)", session.id[:8], version)
@@ -519,7 +526,7 @@ class Kernel:
 
     def _subscribe(self, ctx: RequestContext, params: UriParams) -> dict[str, Any]:
         """2025-11-25 server/resources "Subscriptions": this URI's updates on the session stream."""
-        ctx.session.subscribe(self.resources.subscription_uri(ctx, params.uri))
+        ctx.session.subscribe(self.folders.subscription_uri(ctx, params.uri))
         return {}
 
     def _unsubscribe(self, ctx: RequestContext, params: UnsubscribeParams) -> dict[str, Any]:

@@ -98,6 +98,27 @@ class PageParams:
 
 
 @dataclass(frozen=True, slots=True)
+class ListResourcesParams:
+    """``resources/list``: a cursor, and SEP-2093's optional ``uri`` of the listable
+    resource whose direct children to list ("If omitted, the server returns its default
+    resource list")."""
+
+    cursor: str | None
+    uri: str | None
+
+    @classmethod
+    def parse(cls, method: str, params: Mapping[str, Any]) -> ListResourcesParams:
+        cursor = PageParams.parse(method, params).cursor
+        uri = params.get("uri")
+        if uri is not None and (not isinstance(uri, str) or not uri):
+            raise _invalid(
+                "resources/list: params.uri must be the non-empty URI of a folder to list "
+                '(one ending in "/", such as docshelf://SHELF/), or left out'
+            )
+        return cls(cursor, None if uri is None else _text(uri, "params.uri"))
+
+
+@dataclass(frozen=True, slots=True)
 class InitializeParams:
     """2025-11-25 basic/lifecycle "Initialization"."""
 

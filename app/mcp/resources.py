@@ -239,15 +239,18 @@ class ResourceService:
             after = decode_cursor(params.cursor) if params.cursor is not None else None
         except InvalidCursor as exc:
             raise wire.McpError(wire.INVALID_PARAMS, f"Invalid cursor: {exc}") from exc
-        if self.catalogued is not None and not self.catalogued.is_set():
-            # A fresh shelf: most desktop clients list once on connect, so the first list
-            # waits (briefly) for the first catalog pass instead of answering empty.
-            self.catalogued.wait(self.first_list_wait_s)
+        self.first_pass()
         records, more = self.catalog.page(after, self.page_size, self.shelves.bound())
         result: dict[str, Any] = {"resources": [resource_object(r) for r in records]}
         if more and records:
             result["nextCursor"] = encode_cursor(records[-1].uri)
         return result
+
+    def first_pass(self) -> None:
+        """On a fresh shelf, wait (briefly) for the first catalog pass: most desktop clients
+        list once on connect, and a list answered before it would be empty."""
+        if self.catalogued is not None and not self.catalogued.is_set():
+            self.catalogued.wait(self.first_list_wait_s)
 
     def templates(self, ctx: RequestContext, params: PageParams) -> dict[str, Any]:
         if params.cursor is not None:
