@@ -6,6 +6,7 @@ import json
 import queue
 import subprocess
 import threading
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -33,6 +34,17 @@ class RawStdio:
     def log(self) -> str:
         """What the server wrote to stderr so far (its logs)."""
         return b"".join(self._stderr).decode(errors="replace")
+
+    def log_with(self, *lines: str, timeout: float = 10) -> str:
+        """The log once it holds every one of ``lines``: a line is read from the pipe by a
+        thread, and a line logged while a request was answered may still be on its way."""
+        deadline = time.monotonic() + timeout
+        while not all(line in (log := self.log()) for line in lines):
+            if time.monotonic() > deadline:
+                missing = [line for line in lines if line not in log]
+                raise AssertionError(f"not logged in {timeout}s: {missing}\n{log[-4000:]}")
+            time.sleep(0.05)
+        return log
 
     def send_line(self, line: bytes) -> None:
         assert self.process.stdin is not None
