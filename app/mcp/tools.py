@@ -19,9 +19,7 @@ text; a ``human`` client (and one that declared nothing) a Markdown list first;
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from docshelf.app.mcp import wire
@@ -29,6 +27,7 @@ from docshelf.app.mcp.context import RequestContext
 from docshelf.app.mcp.params import CallToolParams, PageParams
 from docshelf.app.mcp.parts import PART_FORMATS
 from docshelf.app.mcp.resources import BEST, BEST_TEXT, ResourceService
+from docshelf.app.mcp.toolkit import Arguments, ToolInputError, negotiated_result, tool_error
 from docshelf.app.negotiation import shapes_output, tool_result_style
 from docshelf.converters import APPLICATION_JSON, APPLICATION_PDF, TEXT_MARKDOWN, TEXT_PLAIN
 from docshelf.storage.search import MAX_LIMIT, Filters, InvalidQuery, SearchHit, SearchIndex
@@ -50,10 +49,6 @@ FORMATS: Mapping[str, str] = {
 
 
 SEARCH_ARGUMENTS = frozenset({"query", "shelf", "mime_type", "path_prefix", "limit"})
-
-
-class ToolInputError(ValueError):
-    """An argument the model got wrong; the message says how to get it right."""
 
 
 _HIT_SCHEMA = {
@@ -178,38 +173,6 @@ READ_TOOL: dict[str, Any] = {
 }
 
 
-@dataclass(frozen=True, slots=True)
-class _Arguments:
-    values: Mapping[str, Any]
-    allowed: frozenset[str]
-
-    def check(self) -> None:
-        unknown = sorted(set(self.values) - self.allowed)
-        if unknown:
-            raise ToolInputError(
-                f"unknown argument{'s' if len(unknown) > 1 else ''} {', '.join(unknown)}; "
-                f"this tool takes {', '.join(sorted(self.allowed))}"
-            )
-
-    def string(self, name: str, *, required: bool = False) -> str | None:
-        value = self.values.get(name)
-        if value is None:
-            if required:
-                raise ToolInputError(f"{name} is required")
-            return None
-        if not isinstance(value, str) or (required and not value.strip()):
-            raise ToolInputError(f"{name} must be a non-empty string")
-        return value
-
-    def integer(self, name: str, default: int, low: int, high: int) -> int:
-        value = self.values.get(name, default)
-        if isinstance(value, float) and value.is_integer():
-            value = int(value)  # JSON Schema: 2.0 is an integer
-        if not isinstance(value, int) or isinstance(value, bool) or not low <= value <= high:
-            raise ToolInputError(f"{name} must be an integer from {low} to {high}")
-        return value
-
-
 class ToolService:
     def __init__(self, resources: ResourceService, search: SearchIndex) -> None:
         self.resources = resources
@@ -238,18 +201,15 @@ class ToolService:
         try:
             return call(ctx, params.arguments)
         except ToolInputError as exc:
-            return _tool_error(f"{params.name}: {exc}")
+            return tool_error(f"{params.name}: {exc}")
 
     # -- search_documents ------------------------------------------------------------------
 
     def _search(self, ctx: RequestContext, arguments: Mapping[str, Any]) -> dict[str, Any]:
-        args = _Arguments(arguments, SEARCH_ARGUMENTS)
+        args = Arguments(arguments, SEARCH_ARGUMENTS)
         args.check()
         query = args.string("query", required=True) or ""
-        shelf = args.string("shelf")
-        if shelf is not None and shelf not in self.resources.shelves:
-            known = ", ".join(sorted(self.resources.shelves))
-            raise ToolInputError(f"there is no shelf {shelf!r}; the shelves are: {known}")
+        shelf = args.shelf(self.resources.shelves)
         style = tool_result_style(ctx.features)
         try:
             hits = self.search.search(
@@ -261,25 +221,16 @@ class ToolService:
         except InvalidQuery as exc:
             raise ToolInputError(str(exc)) from None
         structured = {"query": query, "hits": [_hit(h) for h in hits]}
-        summary = (
-            json.dumps(structured, ensure_ascii=False)
-            if style.structured_first
-            else _markdown(query, hits)
-        )
         links = [_link(h) for h in hits]
         documents = {h.document_uri: h for h in hits if h.part}
         linked = {h.uri for h in hits}
         links += [_document_link(h) for uri, h in documents.items() if uri not in linked]
-        return {
-            "content": [{"type": "text", "text": summary}, *links],
-            "structuredContent": structured,
-            "isError": False,
-        }
+        return negotiated_result(style, structured, lambda: _markdown(query, hits), links)
 
     # -- read_document ---------------------------------------------------------------------
 
     def _read(self, ctx: RequestContext, arguments: Mapping[str, Any]) -> dict[str, Any]:
-        args = _Arguments(arguments, frozenset({"uri", "format"}))
+        args = Arguments(arguments, frozenset({"uri", "format"}))
         args.check()
         uri = args.string("uri", required=True) or ""
         name = args.string("format")
@@ -292,18 +243,14 @@ class ToolService:
                 ctx, uri, FORMATS[name] if name is not None else default
             )
         except wire.McpError as exc:
-            return _tool_error(_read_failure(uri, exc))
+            return tool_error(_read_failure(uri, exc))
         contents = result["contents"]
         if not contents:
-            return _tool_error(f"read_document: {uri} could not be read in any format")
+            return tool_error(f"read_document: {uri} could not be read in any format")
         return {
             "content": [{"type": "resource", "resource": _embedded(c)} for c in contents],
             "isError": False,
         }
-
-
-def _tool_error(message: str) -> dict[str, Any]:
-    return {"content": [{"type": "text", "text": message}], "isError": True}
 
 
 def _read_failure(uri: str, error: wire.McpError) -> str:
