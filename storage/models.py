@@ -159,6 +159,17 @@ class Document(Base):
         return LastError(self.error_reason, self.error_message) if self.error_reason else None
 
 
+# What a search could not read (storage.completeness, migration 0014), counted within its
+# filters from the index alone: every search answer carries the count.
+Index(
+    "ix_documents_state_shelf_path",
+    Document.state,
+    Document.shelf,
+    Document.path,
+    Document.mime_type,
+)
+
+
 @dataclass(frozen=True, slots=True)
 class LastError:
     reason: str

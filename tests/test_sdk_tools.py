@@ -186,7 +186,14 @@ async def test_lists_both_tools_with_schemas_and_hints(peer: Peer) -> None:
     )
     assert search.output_schema is not None
     Draft202012Validator.check_schema(search.output_schema)
-    assert search.output_schema["required"] == ["query", "hits"]
+    assert search.output_schema["required"] == [
+        "query",
+        "hits",
+        "pending",
+        "unsearchable",
+        "ocrPending",
+        "catalogComplete",
+    ]
     assert read.input_schema["required"] == ["uri"]
     assert read.input_schema["properties"]["format"]["enum"] == ["markdown", "text", "json", "pdf"]
     assert read.output_schema is None  # its result is an embedded resource, not structure

@@ -23,11 +23,21 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from docshelf.app.mcp import wire
+from docshelf.app.mcp.completeness import (
+    COMPLETENESS_PROPERTIES,
+    NOTICE_PROPERTY,
+    what_was_not_read,
+)
 from docshelf.app.mcp.context import RequestContext
 from docshelf.app.mcp.params import CallToolParams, PageParams
 from docshelf.app.mcp.parts import PART_FORMATS
 from docshelf.app.mcp.resources import BEST, BEST_TEXT, ResourceService
-from docshelf.app.mcp.toolkit import Arguments, ToolInputError, negotiated_result, tool_error
+from docshelf.app.mcp.toolkit import (
+    Arguments,
+    ToolInputError,
+    negotiated_result,
+    tool_error,
+)
 from docshelf.app.negotiation import shapes_output, tool_result_style
 from docshelf.converters import APPLICATION_JSON, APPLICATION_PDF, TEXT_MARKDOWN, TEXT_PLAIN
 from docshelf.storage.search import MAX_LIMIT, Filters, InvalidQuery, SearchHit, SearchIndex
@@ -134,8 +144,11 @@ def _search_tool(shelves: Sequence[str]) -> dict[str, Any]:
             "properties": {
                 "query": {"type": "string"},
                 "hits": {"type": "array", "items": _HIT_SCHEMA},
+                # Honest search (issue 28): what the answer could not read.
+                **COMPLETENESS_PROPERTIES,
+                **NOTICE_PROPERTY,
             },
-            "required": ["query", "hits"],
+            "required": ["query", "hits", *COMPLETENESS_PROPERTIES],
             "additionalProperties": False,
         },
         "annotations": {"readOnlyHint": True, "openWorldHint": False, "idempotentHint": True},
@@ -182,6 +195,12 @@ class ToolService:
         self._calls: Mapping[str, Callable[[RequestContext, Mapping[str, Any]], dict[str, Any]]]
         self._calls = {SEARCH: self._search, READ: self._read}
 
+    def _catalogued(self) -> bool:
+        """Whether the shelves' first catalog pass is done (or an index from before was
+        there): until then, documents not catalogued yet are missing from every answer."""
+        event = self.resources.catalogued
+        return event is None or event.is_set()
+
     def list(self, ctx: RequestContext, params: PageParams) -> dict[str, Any]:
         """server/tools "Listing Tools" (one page: there are two)."""
         if params.cursor is not None:
@@ -211,21 +230,27 @@ class ToolService:
         query = args.string("query", required=True) or ""
         shelf = args.shelf(self.resources.shelves)
         style = tool_result_style(ctx.features)
+        filters = Filters(shelf, args.string("mime_type"), args.string("path_prefix"))
         try:
             hits = self.search.search(
                 query,
-                filters=Filters(shelf, args.string("mime_type"), args.string("path_prefix")),
+                filters=filters,
                 limit=args.integer("limit", 10, 1, MAX_LIMIT),
                 snippet_words=SNIPPET_WORDS[style.compact],
             )
         except InvalidQuery as exc:
             raise ToolInputError(str(exc)) from None
-        structured = {"query": query, "hits": [_hit(h) for h in hits]}
+        # Honest search (issue 28): what the answer could not see is part of the answer.
+        unread = what_was_not_read(
+            self.search.database, filters, self.resources.shelves, self._catalogued()
+        )
+        structured = {"query": query, "hits": [_hit(h) for h in hits], **unread}
+        notice = unread.get("notice")
         links = [_link(h) for h in hits]
         documents = {h.document_uri: h for h in hits if h.part}
         linked = {h.uri for h in hits}
         links += [_document_link(h) for uri, h in documents.items() if uri not in linked]
-        return negotiated_result(style, structured, lambda: _markdown(query, hits), links)
+        return negotiated_result(style, structured, lambda: _markdown(query, hits, notice), links)
 
     # -- read_document ---------------------------------------------------------------------
 
@@ -315,10 +340,11 @@ def _document_link(hit: SearchHit) -> dict[str, Any]:
     }
 
 
-def _markdown(query: str, hits: Sequence[SearchHit]) -> str:
-    """The hits as a readable Markdown list."""
+def _markdown(query: str, hits: Sequence[SearchHit], notice: str | None) -> str:
+    """The hits as a readable Markdown list, and what the search could not read."""
+    after = f"\n\n{notice}" if notice else ""
     if not hits:
-        return f"No documents match {query!r}. Try fewer or other words, or a prefix*."
+        return f"No documents match {query!r}. Try fewer or other words, or a prefix*.{after}"
     lines = [f"{len(hits)} result{'s' if len(hits) != 1 else ''} for {query!r}:", ""]
     for number, hit in enumerate(hits, start=1):
         where = f" — {hit.heading}" if hit.heading else ""
@@ -327,4 +353,4 @@ def _markdown(query: str, hits: Sequence[SearchHit]) -> str:
         lines.append(f"   `{hit.uri}`  ")
         if hit.snippet:
             lines.append(f"   {hit.snippet}")
-    return "\n".join(lines)
+    return "\n".join(lines) + after

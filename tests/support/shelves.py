@@ -50,3 +50,15 @@ def make_shelf(root: Path) -> Path:
     (root / "papers" / "broken.pdf").write_bytes(b"%PDF-1.7\n1 0 obj << /Type /Catalog >>\ngarbage")
     (root / ".hidden.md").write_text("# not served\n")
     return root
+
+
+def make_notes(root: Path, count: int, *, word: str, folders: int = 10) -> Path:
+    """``count`` small Markdown notes in ``folders`` folders, ``word`` in the body of every
+    one and in no title or path (titles are "Note N", paths ``folder-F/note-N.md``)."""
+    for number in range(count):
+        folder = root / f"folder-{number % folders}"
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / f"note-{number:05}.md").write_text(
+            f"# Note {number}\n\nThe {word} of the harbour was lit at dusk on day {number}.\n"
+        )
+    return root
