@@ -159,6 +159,10 @@ class Document(Base):
         return LastError(self.error_reason, self.error_message) if self.error_reason else None
 
 
+# The orders of a listing (storage.listing, migration 0015): newest and largest first, ties
+# by id, read backwards; a page after the first seeks straight to where it starts.
+Index("ix_documents_mtime", Document.mtime_ns, Document.id)
+Index("ix_documents_size", Document.size, Document.id)
 # What a search could not read (storage.completeness, migration 0014), counted within its
 # filters from the index alone: every search answer carries the count.
 Index(

@@ -60,26 +60,27 @@ def tools(raw: RawClient) -> dict[str, dict[str, Any]]:
     return {tool["name"]: tool for tool in body["result"]["tools"]}
 
 
-def test_tools_list_2026_has_both_tools_with_cache_hints(raw: RawClient) -> None:
+def test_tools_list_2026_has_the_three_tools_with_cache_hints(raw: RawClient) -> None:
     body = raw.modern("tools/list").json()
     validate_response(MODERN, "ListToolsResult", body)
     result = body["result"]
     # 2026-07-28 server/utilities/caching: tools/list is a cacheable result.
     assert result["ttlMs"] > 0 and result["cacheScope"] == "public"
     listed = {tool["name"]: tool for tool in result["tools"]}
-    assert set(listed) == {"search_documents", "read_document"}
+    assert set(listed) == {"search_documents", "read_document", "list_documents"}
     for tool in listed.values():
         assert tool["annotations"]["readOnlyHint"] is True
         assert tool["annotations"]["openWorldHint"] is False
         assert tool["title"] and len(tool["description"]) > 100
     assert listed["search_documents"]["inputSchema"]["required"] == ["query"]
     assert "outputSchema" in listed["search_documents"]
+    assert "outputSchema" in listed["list_documents"]
 
 
 def test_tools_list_2025_and_capabilities(raw: RawClient, session: str) -> None:
     body = raw.legacy(session, "tools/list").json()
     validate_response(LEGACY, "ListToolsResult", body)
-    assert len(body["result"]["tools"]) == 2
+    assert len(body["result"]["tools"]) == 3
     discovered = raw.modern("server/discover").json()["result"]["capabilities"]
     assert discovered["tools"] == {"listChanged": False}
     assert discovered["completions"] == {}
@@ -216,7 +217,8 @@ def test_an_unknown_tool_is_a_protocol_error(raw: RawClient, session: str, era: 
     validate_error(era, body)
     assert body["error"]["code"] == -32602
     assert body["error"]["message"] == (
-        "Unknown tool: 'delete_everything'; this server has search_documents and read_document"
+        "Unknown tool: 'delete_everything'; this server has search_documents, read_document "
+        "and list_documents"
     )
 
 

@@ -21,7 +21,7 @@ CACHE_HINTS: dict[str, tuple[int, str]] = {
     "server/discover": (3_600_000, "public"),
     "resources/templates/list": (3_600_000, "public"),
     "resources/list": (60_000, "public"),
-    # The same two tools for everyone; their shelf list changes only with a restart.
+    # The same three tools for everyone; their shelf list changes only with a restart.
     "tools/list": (3_600_000, "public"),
     # A read's contents[] depend on the client's negotiated features, which are not part
     # of the cache key (caching "Cache Key": method + params): never shared between

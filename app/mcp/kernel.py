@@ -279,7 +279,8 @@ class Kernel:
         return {
             # The watcher and reindex jobs publish changes: both notifications work.
             "resources": {"subscribe": True, "listChanged": True},
-            # search_documents and read_document; the list never changes while serving.
+            # search_documents, read_document and list_documents; the list never changes
+            # while serving.
             "tools": {"listChanged": False},
             "completions": {},
             # Content negotiation SEP: servers advertise an empty settings object.

@@ -29,6 +29,7 @@ from docshelf.app.mcp.completeness import (
     what_was_not_read,
 )
 from docshelf.app.mcp.context import RequestContext
+from docshelf.app.mcp.listing import LIST, ListingTool
 from docshelf.app.mcp.params import CallToolParams, PageParams
 from docshelf.app.mcp.parts import PART_FORMATS
 from docshelf.app.mcp.resources import BEST, BEST_TEXT, ResourceService
@@ -40,6 +41,7 @@ from docshelf.app.mcp.toolkit import (
 )
 from docshelf.app.negotiation import shapes_output, tool_result_style
 from docshelf.converters import APPLICATION_JSON, APPLICATION_PDF, TEXT_MARKDOWN, TEXT_PLAIN
+from docshelf.storage.listing import DocumentListing
 from docshelf.storage.search import MAX_LIMIT, Filters, InvalidQuery, SearchHit, SearchIndex
 
 SEARCH = "search_documents"
@@ -191,9 +193,10 @@ class ToolService:
         self.resources = resources
         self.search = search
         shelves = sorted(resources.shelves)
-        self.tools: list[dict[str, Any]] = [_search_tool(shelves), READ_TOOL]
+        listing = ListingTool(DocumentListing(search.database), shelves, self._catalogued)
+        self.tools: list[dict[str, Any]] = [_search_tool(shelves), READ_TOOL, listing.definition]
         self._calls: Mapping[str, Callable[[RequestContext, Mapping[str, Any]], dict[str, Any]]]
-        self._calls = {SEARCH: self._search, READ: self._read}
+        self._calls = {SEARCH: self._search, READ: self._read, LIST: listing.call}
 
     def _catalogued(self) -> bool:
         """Whether the shelves' first catalog pass is done (or an index from before was
@@ -202,7 +205,7 @@ class ToolService:
         return event is None or event.is_set()
 
     def list(self, ctx: RequestContext, params: PageParams) -> dict[str, Any]:
-        """server/tools "Listing Tools" (one page: there are two)."""
+        """server/tools "Listing Tools" (one page: there are three)."""
         if params.cursor is not None:
             raise wire.McpError(wire.INVALID_PARAMS, "Invalid cursor: the tool list has one page")
         return {"tools": self.tools}
@@ -214,7 +217,7 @@ class ToolService:
             # server/tools "Error Handling": unknown tools are a protocol error (-32602).
             raise wire.McpError(
                 wire.INVALID_PARAMS,
-                f"Unknown tool: {params.name!r}; this server has {SEARCH} and {READ}",
+                f"Unknown tool: {params.name!r}; this server has {SEARCH}, {READ} and {LIST}",
                 {"name": params.name},
             )
         try:
