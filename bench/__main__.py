@@ -1,5 +1,5 @@
 """``python -m bench NAME``: run one benchmark (index, convert, live, serve, search, quality,
-render, soak, families, ocr, scale)."""
+render, soak, families, ocr, scale, listing)."""
 
 from __future__ import annotations
 
@@ -17,6 +17,7 @@ BENCHMARKS = {
     "families": "bench.bench_families",
     "ocr": "bench.bench_ocr",
     "scale": "bench.bench_scale",
+    "listing": "bench.bench_listing",
 }
 
 
