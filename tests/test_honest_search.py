@@ -258,7 +258,8 @@ def test_before_the_first_catalog_pass_ends_the_answer_says_the_catalog_is_incom
     tmp_path: Path,
 ) -> None:
     """A fresh index whose first pass has not run: no file is catalogued, so no count of
-    pending documents can say what is missing; the answer says the catalog is not done."""
+    pending documents can say what is missing; the search's answer, and list_documents',
+    say the catalog is not done."""
     shelf = make_notes(tmp_path / "shelf", 3, word=WORD)
     runtime = Runtime(Settings(shelves=[str(shelf)], data_dir=tmp_path / "data", workers=1))
     runtime.open()  # an empty index: nothing is catalogued until the pass runs
@@ -273,10 +274,26 @@ def test_before_the_first_catalog_pass_ends_the_answer_says_the_catalog_is_incom
         assert structured["notice"] == (
             "The shelf is still being catalogued: files not catalogued yet are not searched at all."
         )
+        # list_documents says the same of its listing.
+        listed = tools.call(context, CallToolParams(name="list_documents", arguments={}))
+        validate(LEGACY, "CallToolResult", listed)
+        assert listed["structuredContent"] == {
+            "documents": [],
+            "catalogComplete": False,
+            "total": 0,
+        }
+        assert listed["content"][0]["text"] == (
+            "The shelf is still being catalogued: documents not catalogued yet are missing "
+            "from this list; list again shortly.\n\n"
+            "No documents match these arguments (sorted by path)."
+        )
         runtime.indexer.reconcile()
         runtime.readiness.finish()
         after = tools.call(context, params)["structuredContent"]
         assert after["catalogComplete"] is True and after["pending"] == 3
+        listed = tools.call(context, CallToolParams(name="list_documents", arguments={}))
+        assert listed["structuredContent"]["catalogComplete"] is True
+        assert listed["structuredContent"]["total"] == 3
     finally:
         runtime.close()
 
