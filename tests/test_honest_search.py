@@ -222,6 +222,8 @@ def test_unsearchable_is_counted_within_the_filters(converted: RawClient) -> Non
 # --------------------------------------------------------------------------- #
 
 
+# Slow: three processes (docshelf index, a runtime, a replica) and an OCR engine.
+@pytest.mark.slow
 @NEEDS_TESSERACT
 def test_a_scan_waiting_for_its_ocr_pass_is_counted(tmp_path: Path) -> None:
     """The first pass made the scan ready without the text of its pages; until the OCR
