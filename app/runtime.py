@@ -62,7 +62,8 @@ INSTRUCTIONS = (
     "docshelf serves a folder of documents as resources. Each resources/read returns the same "
     "document in several formats (the original, Markdown, plain text, JSON and PDF) as entries "
     "of contents[] sharing one URI; resources/metadata gives their sizes without the content. "
-    "To find the right page, call search_documents; read just a part of a long document with "
+    "To find the right page, call search_documents; to see what is on the shelf (a folder, a "
+    "kind of document, the newest), list_documents; read just a part of a long document with "
     "?pages=3-5 (PDF) or ?section=slug (headings) after its URI, or with read_document."
 )
 

@@ -1,5 +1,5 @@
 """``python -m bench NAME``: run one benchmark (index, convert, live, serve, search, quality,
-render, soak, families, ocr, scale, folders)."""
+render, soak, families, ocr, scale, folders, listing)."""
 
 from __future__ import annotations
 
@@ -18,6 +18,7 @@ BENCHMARKS = {
     "ocr": "bench.bench_ocr",
     "scale": "bench.bench_scale",
     "folders": "bench.bench_folders",
+    "listing": "bench.bench_listing",
 }
 
 

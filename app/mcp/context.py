@@ -21,7 +21,7 @@ CACHE_HINTS: dict[str, tuple[int, str]] = {
     "server/discover": (3_600_000, "public"),
     "resources/templates/list": (3_600_000, "public"),
     "resources/list": (60_000, "public"),
-    # The same two tools for everyone; their shelf list changes only with a restart.
+    # The same three tools for everyone; their shelf list changes only with a restart.
     "tools/list": (3_600_000, "public"),
     # The same three prompts for everyone, for as long as the server runs.
     "prompts/list": (3_600_000, "public"),

@@ -310,7 +310,8 @@ class Kernel:
         return {
             # The watcher and reindex jobs publish changes: both notifications work.
             "resources": {"subscribe": True, "listChanged": True},
-            # search_documents and read_document; the list never changes while serving.
+            # search_documents, read_document and list_documents; the list never changes
+            # while serving.
             "tools": {"listChanged": False},
             # summarize_document, compare_documents, answer_from_shelf: a fixed set too.
             "prompts": {"listChanged": False},

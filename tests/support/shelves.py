@@ -89,3 +89,15 @@ def long_pdf(pages: int) -> bytes:
         pdf.set_y(60)  # below the band where the converter drops lines repeated as running heads
         pdf.multi_cell(170, 5, f"Chapter {number}. {page_mark(number)} {filler}")
     return bytes(pdf.output())
+
+
+def make_notes(root: Path, count: int, *, word: str, folders: int = 10) -> Path:
+    """``count`` small Markdown notes in ``folders`` folders, ``word`` in the body of every
+    one and in no title or path (titles are "Note N", paths ``folder-F/note-N.md``)."""
+    for number in range(count):
+        folder = root / f"folder-{number % folders}"
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / f"note-{number:05}.md").write_text(
+            f"# Note {number}\n\nThe {word} of the harbour was lit at dusk on day {number}.\n"
+        )
+    return root
