@@ -105,6 +105,13 @@ async def found(client: Client, query: str) -> set[str]:
     return {hit["documentUri"] for hit in result.structured_content["hits"]}
 
 
+async def listed_by_tool(client: Client) -> set[str]:
+    """The documents list_documents lists (its first page)."""
+    result = await client.call_tool("list_documents", {})
+    assert result.structured_content is not None
+    return {document["uri"] for document in result.structured_content["documents"]}
+
+
 async def until(check: Callable[[], Awaitable[bool]]) -> None:
     """Wait until ``check()`` holds (a change is caught up with in well under a second)."""
     with anyio.fail_after(WAIT):
@@ -159,6 +166,7 @@ async def test_roots_are_shelves_and_follow_a_root_added_and_removed_live(
             await client.read_resource("docshelf://notes/todo.md")
         assert caught.value.error.code == -32002
         assert await found(client, "water plants") == set()
+        assert await listed_by_tool(client) == {"docshelf://my-papers/draft.txt"}
 
         async def subscriber_told() -> bool:
             return heard.updated == ["docshelf://notes/todo.md"]
