@@ -210,7 +210,11 @@ def test_answer_from_shelf_embeds_the_parts_that_matched(
         f"Answer this question from the documents of the shelf:\n\n{question}\n\n"
         "A search of the shelf for 'notes filed week' found the passages embedded below, "
         "best match first, each under the URI of its page, section or document. Answer from "
-        "them, cite the URIs you use, and say plainly if they do not answer the question."
+        "them, cite the URIs you use, and say plainly if they do not answer the question.\n\n"
+        # Honest search: the shelf's broken and unsupported files are not searched by content.
+        "The search did not read everything: 2 documents are not searched by content "
+        "(conversion failed or no converter reads the type): a search finds them by title and "
+        "path only."
     )
     first = embedded(result)[0]
     assert first["uri"] == f"{GUIDE}?section=field-guide"
@@ -672,7 +676,9 @@ def test_a_document_still_converting_is_a_clear_error_and_pending_hits_are_named
             "Answer this question from the documents of the shelf:\n\norchard\n\nA search of "
             "the shelf for 'orchard' found 1 match, but none of them could be embedded here "
             "(the list below says why). Say so plainly rather than answer from general "
-            "knowledge.",
+            "knowledge.\n\nThe search did not read everything: 2 documents are still waiting "
+            "for conversion: until then a search finds them by title and path only; search "
+            "again shortly.",
             "Not embedded in this prompt (read any of these with resources/read or the "
             "read_document tool if you need it):\n\nstill being converted; it can be read "
             "once it is ready:\n- docshelf://shelf/orchard.md",

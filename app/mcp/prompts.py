@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from docshelf.app.mcp import wire
+from docshelf.app.mcp.completeness import completeness_notice
 from docshelf.app.mcp.context import RequestContext
 from docshelf.app.mcp.cursor import InvalidCursor, decode_cursor, encode_cursor
 from docshelf.app.mcp.embedding import (
@@ -34,6 +35,7 @@ from docshelf.app.mcp.embedding import (
 )
 from docshelf.app.mcp.params import GetPromptParams, PageParams
 from docshelf.app.mcp.resources import ResourceService, mb
+from docshelf.storage.completeness import completeness
 from docshelf.storage.search import (
     MAX_QUERY_CHARS,
     MAX_TERMS,
@@ -378,6 +380,7 @@ class PromptService:
                 "title, path or text matches it. Say so plainly rather than answer from "
                 "general knowledge; the question may need other words, or another folder."
             )
+            text += self._unread(filters)
             return _result(f"Answer: {question}", [_user(_text(text))], [], budget)
         embedded = Embedder(self.resources, ctx).hits(hits, Budget(budget))
         if embedded.blocks:
@@ -394,8 +397,16 @@ class PromptService:
                 "here (the list below says why). Say so plainly rather than answer from "
                 "general knowledge."
             )
+        text += self._unread(filters)
         messages = [_user(_text(text)), *map(_user, embedded.blocks)]
         return _result(f"Answer: {question}", messages, embedded.left_out, budget)
+
+    def _unread(self, filters: Filters) -> str:
+        """What the search could not read yet, as search_documents says it (honest search):
+        the model is told the shelf may hold more than the passages show."""
+        catalogued = self.resources.catalogued is None or self.resources.catalogued.is_set()
+        notice = completeness_notice(completeness(self.search.database, filters), catalogued)
+        return f"\n\nThe search did not read everything: {notice}" if notice else ""
 
     # -- shared steps -------------------------------------------------------------------------
 
