@@ -34,12 +34,13 @@ from docshelf.storage.conversion import ConversionPool
 from docshelf.storage.database import Database
 from docshelf.storage.events import EventBus
 from docshelf.storage.garbage import OrphanSweeper
+from docshelf.storage.ignore_files import IgnoreRules
 from docshelf.storage.indexer import Indexer, IndexReport
 from docshelf.storage.jobs import JobRunner
 from docshelf.storage.leases import Leases
 from docshelf.storage.search import SearchIndex
 from docshelf.storage.sessions import SessionTable
-from docshelf.storage.shelves import IgnoreRules, make_shelves
+from docshelf.storage.shelves import make_shelves
 from docshelf.storage.store import open_store
 from docshelf.storage.watcher import ShelfWatcher
 
@@ -133,7 +134,8 @@ class Runtime:
         limit_arenas(settings.malloc_arenas)
         fix_mmap_threshold(settings.malloc_mmap_threshold)
         self.settings = settings
-        self.shelves = make_shelves(settings.shelf_specs(), IgnoreRules(tuple(settings.ignore)))
+        rules = IgnoreRules(tuple(settings.ignore), files=settings.ignore_files)
+        self.shelves = make_shelves(settings.shelf_specs(), rules)
         self.database = Database(settings.resolved_database_url)
         self.store = open_store(settings.store_spec)
         self.bus = EventBus()

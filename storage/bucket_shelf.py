@@ -23,8 +23,9 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from docshelf.storage.ignore_files import IgnoreRules
 from docshelf.storage.s3 import S3Location, error_code, error_text, is_missing, s3_client
-from docshelf.storage.shelves import FileBytes, IgnoreRules, OutsideShelf, Seen
+from docshelf.storage.shelves import FileBytes, OutsideShelf, Seen
 
 LIST_PAGE = 1000  # keys per ListObjectsV2 request: S3's largest page
 _CHUNK = 1 << 20

@@ -4,7 +4,9 @@ watchfiles (inotify on Linux) already debounces: it yields one set of changes
 once the folder has been quiet for ``debounce_ms``. Each batch is split by
 shelf and handed to :meth:`Indexer.refresh`, which publishes what changed on the
 event bus. A rename arrives as a delete plus an add; a deleted folder arrives as
-its path, which ``refresh`` expands to every document under it.
+its path, which ``refresh`` expands to every document under it. Changes to ignored
+paths are dropped here (:meth:`Shelf.following`), all but those to an ignore file, which
+``refresh`` turns into a new walk of the folder that file governs.
 """
 
 from __future__ import annotations
@@ -81,8 +83,11 @@ class ShelfWatcher(Follower):
             return None
         for shelf in self.folders:
             relative = shelf.relative(path)
-            if relative is not None and relative != "." and not shelf.ignore.ignores(relative):
-                return shelf, relative
+            if relative is None or relative == ".":
+                continue
+            if shelf.ignore.ignores(relative) and shelf.ignore.governed(relative) is None:
+                return None  # the patterns alone rule it out (.git): no file is read
+            return shelf, relative
         return None
 
     def _accepts(self, _change: watchfiles.Change, raw_path: str) -> bool:
@@ -90,18 +95,22 @@ class ShelfWatcher(Follower):
 
     def handle(self, changes: set[tuple[watchfiles.Change, str]]) -> None:
         """Apply one batch of file-system changes to the index."""
-        by_shelf: dict[str, set[str]] = defaultdict(set)
+        by_shelf: dict[Shelf, set[str]] = defaultdict(set)
         for _change, raw_path in changes:
             located = self._locate(raw_path)
             if located:
                 shelf, relative = located
-                by_shelf[shelf.name].add(relative)
-        for name, paths in by_shelf.items():
+                by_shelf[shelf].add(relative)
+        for shelf, changed in by_shelf.items():
+            name = shelf.name
             started = time.perf_counter()
             try:
+                paths = shelf.following(changed)  # ignored paths are no events
+                if not paths:
+                    continue
                 report = self.indexer.refresh(name, sorted(paths))
             except Exception:  # one bad batch must not stop the watcher
-                log.exception("refreshing %d paths on shelf %s failed", len(paths), name)
+                log.exception("refreshing %d paths on shelf %s failed", len(changed), name)
                 continue
             if self.observer is not None:
                 self.observer(report, time.perf_counter() - started)

@@ -27,9 +27,10 @@ from docshelf.converters.detect import HEAD_BYTES
 from docshelf.storage import bucket_shelf, s3
 from docshelf.storage.bucket_shelf import BucketShelf
 from docshelf.storage.conversion import ConversionOutcome, ConversionTask, convert_file
+from docshelf.storage.ignore_files import IgnoreRules
 from docshelf.storage.models import Document
 from docshelf.storage.s3 import S3Location
-from docshelf.storage.shelves import IgnoreRules, Seen, make_shelves
+from docshelf.storage.shelves import Seen, make_shelves
 from tests.support.object_store import SeaweedServer
 from tests.support.servers import child_env, run_docshelf
 
@@ -348,3 +349,4 @@ def test_a_bucket_that_cannot_be_listed_stops_docshelf_in_one_line(
         "specified bucket does not exist); check the bucket name, and the AWS_* credentials, "
         "region and endpoint this process has"
     )
+
