@@ -350,3 +350,31 @@ def test_a_bucket_that_cannot_be_listed_stops_docshelf_in_one_line(
         "region and endpoint this process has"
     )
 
+
+def test_ignore_files_in_a_bucket_apply_as_on_disk_and_each_listing_follows_them(
+    s3_server: SeaweedServer, bucket: str, runtime: Runtime
+) -> None:
+    # Issue 28, item 5: a bucket synced from a project folder carries its .gitignore files.
+    [shelf] = runtime.poller.shelves
+    for key in ("a.md", "b.log", "sub/c.md", "sub/d.md", "build/x.md"):
+        put(s3_server, bucket, f"p/{key}", b"# doc\n")
+    put(s3_server, bucket, "p/.gitignore", b"*.log\nbuild/\n")
+    put(s3_server, bucket, "p/sub/.docshelfignore", b"d.md\n")
+    gets = calls("GetObject")
+    runtime.poller.poll(shelf)
+    assert set(rows(runtime)) == {"a.md", "sub/c.md"}
+    # One GET for each ignore file the listing found, and the ranged GETs of new documents.
+    assert sorted(g["Key"] for g in gets if "Range" not in g) == [
+        "p/.gitignore",
+        "p/sub/.docshelfignore",
+    ]
+    assert shelf.look("sub/d.md") is None and shelf.look("build/x.md") is None
+    assert shelf.look("sub/c.md") is not None
+
+    put(s3_server, bucket, "p/.gitignore", b"*.log\nbuild/\nsub/\n")  # now ignored: gone
+    report = runtime.poller.poll(shelf)
+    assert report is not None and report.changes.removed == {"docshelf://docs/sub/c.md"}
+
+    s3_server.client().delete_object(Bucket=bucket, Key="p/.gitignore")  # back, but d.md
+    runtime.poller.poll(shelf)
+    assert set(rows(runtime)) == {"a.md", "b.log", "sub/c.md", "build/x.md"}
