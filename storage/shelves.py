@@ -192,35 +192,40 @@ class _UnreadableFolders:
         self._lock = threading.Lock()
 
     def cannot_read(self, shelf: Shelf, folder: Path, error: OSError) -> None:
-        if self._first(shelf, folder, "folder"):
-            log.warning(
-                "shelf %s: cannot read folder %s (%s): its files are not served until %s can "
-                "list and enter it (chmod o+rX, or a group it is in)",
-                shelf.name,
-                _shown(shelf, folder),
-                (error.strerror or str(error)).lower(),
-                this_process(),
-            )
+        self._say(
+            shelf,
+            folder,
+            error,
+            "folder",
+            "cannot read folder %s (%s): its files are not served until %s can list and "
+            "enter it (chmod o+rX, or a group it is in)",
+        )
 
     def cannot_read_ignore_file(self, shelf: Shelf, folder: Path, error: OSError) -> None:
         """An ignore file that exists but cannot be read: its folder is not served (what
         it would have excluded must not be served for want of reading it)."""
-        if self._first(shelf, folder, "ignore files"):
-            log.warning(
-                "shelf %s: cannot read the ignore files of folder %s (%s): its files are not "
-                "served until %s can read them, or they are removed",
-                shelf.name,
-                _shown(shelf, folder),
-                (error.strerror or str(error)).lower(),
-                this_process(),
-            )
+        self._say(
+            shelf,
+            folder,
+            error,
+            "ignore files",
+            "cannot read the ignore files of folder %s (%s): its files are not served "
+            "until %s can read them, or they are removed",
+        )
 
-    def _first(self, shelf: Shelf, folder: Path, what: str) -> bool:
+    def _say(self, shelf: Shelf, folder: Path, error: OSError, what: str, message: str) -> None:
         with self._lock:
             if (shelf.root, folder, what) in self._said:
-                return False
+                return
             self._said.add((shelf.root, folder, what))
-            return True
+        relative = folder.relative_to(shelf.root).as_posix()
+        log.warning(
+            "shelf %s: " + message,
+            shelf.name,
+            printable(relative) if relative != "." else "(its root)",
+            (error.strerror or str(error)).lower(),
+            this_process(),
+        )
 
     def read(self, shelf: Shelf, folder: Path) -> None:
         if self._said:  # an unlocked look first: almost always empty
@@ -230,11 +235,6 @@ class _UnreadableFolders:
 
 
 _UNREADABLE = _UnreadableFolders()
-
-
-def _shown(shelf: Shelf, folder: Path) -> str:
-    relative = folder.relative_to(shelf.root).as_posix()
-    return printable(relative) if relative != "." else "(its root)"
 
 
 @dataclass(frozen=True, slots=True)
