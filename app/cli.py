@@ -231,7 +231,13 @@ def build_parser() -> argparse.ArgumentParser:
         "--no-watch", action="store_true", help="do not follow the folders for changes"
     )
 
-    stdio = commands.add_parser("stdio", help="serve MCP over stdin/stdout, for desktop clients")
+    stdio = commands.add_parser(
+        "stdio",
+        help="serve MCP over stdin/stdout, for desktop clients",
+        description="Serve MCP over stdin/stdout. With no shelf given (no --root, --shelf or "
+        "DOCSHELF_SHELVES) the shelves are the folders the client gives as roots, followed "
+        "as they change (2025-era clients that declare the roots capability).",
+    )
     _shelf_options(stdio)
     _negotiation_options(stdio)
     stdio.add_argument("--no-index", action="store_true", help=NO_INDEX_HELP)
@@ -357,9 +363,17 @@ def _start(args: argparse.Namespace) -> tuple[Runtime, socket.socket | None]:
     overrides = flag_overrides(args)
     sources = Sources(frozenset(overrides))
     settings = load_settings(overrides)
-    if not settings.shelves:
+    # stdio with no shelf serves the roots its client gives (app.mcp.roots); a replica
+    # serves what another process indexes, so it needs the shelves named.
+    follows_roots = args.command == "stdio" and settings.index_on_start
+    if not settings.shelves and not follows_roots:
         raise StartupError("no shelf to serve: pass --root DIR (or set DOCSHELF_SHELVES)")
     configure_logging(settings)
+    if not settings.shelves:
+        log.info(
+            "no shelf given: serving the folders the client gives as roots (2025 protocol "
+            "clients that declare the roots capability)"
+        )
     runtime = build_runtime(settings, sources)
     sock = listen(settings, sources) if args.command == "serve" else None
     try:
@@ -487,7 +501,7 @@ def _reindex(runtime: Runtime, args: argparse.Namespace) -> int:
 
     shelf = args.shelf_name
     if shelf is None and args.paths and len(runtime.shelves) == 1:
-        shelf = runtime.shelves[0].name
+        shelf = next(iter(runtime.shelves))
     request = JobRequest(shelf, tuple(args.paths) if args.paths else None, args.force)
     try:
         runtime.jobs.validate(request)

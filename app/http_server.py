@@ -72,7 +72,7 @@ def run_http(
     host, port = sock.getsockname()[:2]
     log.info(
         "serving %s on http://%s:%d/mcp",
-        ", ".join(shelf.name for shelf in runtime.shelves),
+        ", ".join(runtime.shelves),
         f"[{host}]" if ":" in host else host,
         port,
     )

@@ -20,7 +20,9 @@ from typing import Any, Protocol, cast
 
 from docshelf.app import metrics
 from docshelf.app.heap import HeapTrimmer, fix_mmap_threshold, limit_arenas
+from docshelf.app.mcp import roots
 from docshelf.app.mcp.kernel import Kernel
+from docshelf.app.mcp.prompts import PromptService
 from docshelf.app.mcp.resources import ResourceService
 from docshelf.app.mcp.sessions import SessionRegistry
 from docshelf.app.mcp.tools import ToolService
@@ -38,9 +40,10 @@ from docshelf.storage.ignore_files import IgnoreRules
 from docshelf.storage.indexer import Indexer, IndexReport
 from docshelf.storage.jobs import JobRunner
 from docshelf.storage.leases import Leases
+from docshelf.storage.live_shelves import LiveShelves
 from docshelf.storage.search import SearchIndex
 from docshelf.storage.sessions import SessionTable
-from docshelf.storage.shelves import make_shelves
+from docshelf.storage.shelves import ShelfSet, make_shelves
 from docshelf.storage.store import open_store
 from docshelf.storage.watcher import ShelfWatcher
 
@@ -60,7 +63,8 @@ INSTRUCTIONS = (
     "docshelf serves a folder of documents as resources. Each resources/read returns the same "
     "document in several formats (the original, Markdown, plain text, JSON and PDF) as entries "
     "of contents[] sharing one URI; resources/metadata gives their sizes without the content. "
-    "To find the right page, call search_documents; read just a part of a long document with "
+    "To find the right page, call search_documents; to see what is on the shelf (a folder, a "
+    "kind of document, the newest), list_documents; read just a part of a long document with "
     "?pages=3-5 (PDF) or ?section=slug (headings) after its URI, or with read_document."
 )
 
@@ -134,8 +138,13 @@ class Runtime:
         limit_arenas(settings.malloc_arenas)
         fix_mmap_threshold(settings.malloc_mmap_threshold)
         self.settings = settings
-        rules = IgnoreRules(tuple(settings.ignore), files=settings.ignore_files)
-        self.shelves = make_shelves(settings.shelf_specs(), rules)
+        ignore = IgnoreRules(tuple(settings.ignore), files=settings.ignore_files)
+        # No shelf given: a stdio server serves its client's roots (app.mcp.roots), so its
+        # set of shelves changes while serving. One set, shared by every part below.
+        self.follows_roots = not settings.shelves and settings.index_on_start
+        self.shelves = ShelfSet(
+            make_shelves(settings.shelf_specs(), ignore), live=self.follows_roots
+        )
         self.database = Database(settings.resolved_database_url)
         self.store = open_store(settings.store_spec)
         self.bus = EventBus()
@@ -176,11 +185,16 @@ class Runtime:
             catalogued=cast(threading.Event, self.readiness.catalogued),
         )
         self.bus.on_delivery(self.resources.forget)
+        search = SearchIndex(self.database)
+        instructions = (
+            f"{INSTRUCTIONS} {roots.INSTRUCTIONS}" if self.follows_roots else INSTRUCTIONS
+        )
         self.kernel = Kernel(
             self.resources,
-            ToolService(self.resources, SearchIndex(self.database)),
+            ToolService(self.resources, search),
+            PromptService(self.resources, search),
             self.bus,
-            instructions=INSTRUCTIONS,
+            instructions=instructions,
             keepalive_s=settings.keepalive_s,
             default_features=settings.negotiation_default(),
         )
@@ -212,11 +226,26 @@ class Runtime:
         # Bucket shelves have no inotify: the indexing process lists them (storage.bucket_poll).
         self.poller = BucketPoller(
             self.indexer,
-            self.shelves,
+            list(self.shelves.values()),
             interval_s=settings.bucket_poll_s,
             observer=metrics.observe_index,
         )
         self._index_thread: threading.Thread | None = None
+        self.roots: roots.RootsFollower | None = None
+        if self.follows_roots:
+            live = LiveShelves(
+                self.shelves,
+                self.database,
+                self.indexer,
+                self.builder,
+                self.watcher,
+                self.bus,
+                ignore=ignore,
+                watch=settings.watch,
+                observer=metrics.observe_index,
+            )
+            catalogued = cast(threading.Event, self.readiness.catalogued)
+            self.roots = roots.RootsFollower(live, self.kernel, catalogued)
 
     def open(self) -> None:
         """Upgrade the schema; the database is usable afterwards, and what this process
@@ -276,6 +305,9 @@ class Runtime:
         if self.settings.watch:
             self.watcher.start()
         self.sweeper.start()  # the indexing process sweeps the store (storage.garbage)
+        if self.follows_roots:  # no shelf until the client gives its roots: nothing to pass
+            self.readiness.finish()
+            return
         self.start_initial_index()
 
     def start_initial_index(self) -> None:

@@ -81,7 +81,7 @@ class Settings(BaseSettings):
         100.0, gt=0, description="files larger than this are not converted"
     )
     max_read_mb: float = Field(
-        32.0, gt=0, description="at most this much content in one resources/read"
+        32.0, gt=0, description="at most this much content in one resources/read or prompts/get"
     )
     render: Literal["lazy", "eager"] = Field(
         "lazy", description="rendered PDFs of non-PDF documents: on first request, or at index time"

@@ -1,5 +1,5 @@
 """``python -m bench NAME``: run one benchmark (index, convert, live, serve, search, quality,
-render, soak, families, ocr, scale)."""
+render, soak, families, ocr, scale, folders, listing)."""
 
 from __future__ import annotations
 
@@ -17,6 +17,8 @@ BENCHMARKS = {
     "families": "bench.bench_families",
     "ocr": "bench.bench_ocr",
     "scale": "bench.bench_scale",
+    "folders": "bench.bench_folders",
+    "listing": "bench.bench_listing",
 }
 
 

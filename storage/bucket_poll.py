@@ -20,7 +20,7 @@ from sqlalchemy import select
 from docshelf.storage.indexer import Indexer, IndexReport
 from docshelf.storage.models import Document
 from docshelf.storage.shelves import AnyShelf, Seen, Shelf
-from docshelf.storage.watcher import Follower
+from docshelf.storage.watcher import Follower, followed
 
 log = logging.getLogger(__name__)
 
@@ -72,15 +72,7 @@ class BucketPoller(Follower):
         self._refused[shelf.name] = {
             error.path: listed[error.path] for error in report.errors if error.path in listed
         }
-        if self.observer is not None:
-            self.observer(report, time.perf_counter() - started)
-        log.info(
-            "shelf %s: %d added, %d changed, %d removed",
-            shelf.name,
-            report.added,
-            report.changed,
-            report.removed,
-        )
+        followed(shelf.name, report, started, self.observer)
         return report
 
     def poll_all(self) -> None:

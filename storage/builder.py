@@ -46,7 +46,7 @@ import queue
 import threading
 import time
 from collections import deque
-from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from concurrent.futures import Future
 from concurrent.futures import wait as wait_for
 from dataclasses import dataclass, field, replace
@@ -86,7 +86,7 @@ from docshelf.storage.outcomes import (
     update_search,
 )
 from docshelf.storage.queues import Queues
-from docshelf.storage.shelves import AnyShelf, Seen
+from docshelf.storage.shelves import AnyShelf, Seen, ShelfSet
 from docshelf.storage.store import Store
 
 log = logging.getLogger(__name__)
@@ -110,7 +110,7 @@ class FormatBuilder:
         database: Database,
         store: Store,
         pool: ConversionPool,
-        shelves: Sequence[AnyShelf],
+        shelves: ShelfSet | Sequence[AnyShelf],
         *,
         max_convert_bytes: int,
         render: str = "lazy",
@@ -124,7 +124,8 @@ class FormatBuilder:
         self.database = database
         self.store = store
         self.pool = pool
-        self.shelves: Mapping[str, AnyShelf] = {shelf.name: shelf for shelf in shelves}
+        # Shared with the rest of the process: its queues follow shelves added or removed.
+        self.shelves = ShelfSet.of(shelves)
         self.max_convert_bytes = max_convert_bytes
         self.background_formats: tuple[str, ...] | None = (
             None if render == "eager" else CHEAP_FORMATS
@@ -133,7 +134,7 @@ class FormatBuilder:
         self.on_failure = on_failure  # told each recorded failure's reason (metrics)
         self.on_recorded = on_recorded  # told how many conversions each recording wrote
         self.ocr = OcrPolicy()
-        self.queues = Queues(database, list(self.shelves))
+        self.queues = Queues(database, self.shelves)
         # What this process takes from the queues it holds under a lease (storage.leases).
         self.leases = leases or Leases(database, process_token())
         self._inflight: dict[int, _Queued] = {}
@@ -186,6 +187,17 @@ class FormatBuilder:
             self._reconciled = True
         with self.database.session() as session:
             apply_ocr_policy(session, self.ocr, list(self.shelves))
+
+    def adopt(self, shelf_name: str) -> None:
+        """A shelf added while serving: its documents' OCR states follow this process's
+        settings, as every shelf's did at start (:meth:`apply_ocr_settings`), and the
+        queue looks for its pending documents."""
+        with self._lock:
+            reconciled = self._reconciled
+        if reconciled:
+            with self.database.session() as session:
+                apply_ocr_policy(session, self.ocr, [shelf_name])
+        self.wake()
 
     @contextlib.contextmanager
     def held(self) -> Iterator[None]:
@@ -305,6 +317,7 @@ class FormatBuilder:
             tasks = [
                 self._ocr_task(d, ()) if d.state == DocumentState.READY else self._cheap_task(d)
                 for d in session.scalars(documents)
+                if d.shelf in self.shelves  # not one removed since it was claimed
             ]
         self.leases.forget(set(chosen) - {task.document_id for task in tasks})
         for task in sorted(tasks, key=lambda t: (t.ocr, t.seen_size)):

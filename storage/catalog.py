@@ -121,6 +121,8 @@ _VARIANT_COLUMNS = (
 _BY_URI = select(*_COLUMNS, Document.facts).where(Document.uri == bindparam("uri"))
 _FIRST_PAGE = select(*_COLUMNS).order_by(Document.uri).limit(bindparam("limit"))
 _NEXT_PAGE = _FIRST_PAGE.where(Document.uri > bindparam("after"))
+_ON_SHELVES = Document.shelf.in_(bindparam("shelves", expanding=True))
+_FIRST_PAGE_ON, _NEXT_PAGE_ON = _FIRST_PAGE.where(_ON_SHELVES), _NEXT_PAGE.where(_ON_SHELVES)
 _VARIANTS_OF_ONE = (
     select(*_VARIANT_COLUMNS)
     .where(Representation.document_id == bindparam("document_id"))
@@ -132,6 +134,10 @@ _VARIANTS_OF_MANY = (
     .order_by(Representation.id)
 )
 _COUNT = select(func.count(Document.id))
+_AT_PATHS = select(*_COLUMNS).where(
+    Document.shelf == bindparam("shelf"), Document.path.in_(bindparam("paths", expanding=True))
+)
+_AT_PATHS_WITH_FACTS = _AT_PATHS.add_columns(Document.facts)
 _PATHS = (
     select(Document.path)
     .where(
@@ -250,12 +256,34 @@ class Catalog:
             records.append(DocumentRecord(**values, derived=derived, format_errors=failed))
         return records
 
-    def page(self, after_uri: str | None, limit: int) -> tuple[list[DocumentRecord], bool]:
-        """Up to ``limit`` documents in URI order after ``after_uri``, and whether more follow."""
-        query = _FIRST_PAGE if after_uri is None else _NEXT_PAGE
+    def page(
+        self, after_uri: str | None, limit: int, shelves: Sequence[str] | None = None
+    ) -> tuple[list[DocumentRecord], bool]:
+        """Up to ``limit`` documents in URI order after ``after_uri``, and whether more
+        follow; only those on ``shelves`` if given (ShelfSet.bound)."""
+        params: dict[str, Any] = {"limit": limit + 1, "after": after_uri}
+        if shelves is None:
+            query = _FIRST_PAGE if after_uri is None else _NEXT_PAGE
+        else:
+            query = _FIRST_PAGE_ON if after_uri is None else _NEXT_PAGE_ON
+            params["shelves"] = list(shelves)
         with self.database.engine.connect() as connection:
-            records = self._records(connection, query, {"limit": limit + 1, "after": after_uri})
+            records = self._records(connection, query, params)
         return records[:limit], len(records) > limit
+
+    def at_paths(
+        self, shelf: str, paths: Sequence[str], *, outlines: bool = False
+    ) -> list[DocumentRecord]:
+        """The documents at ``paths`` on ``shelf`` that are indexed, in the order given (a
+        folder's files: storage.folders). ``outlines``: with each one's outline, as
+        :meth:`get` reads it (for a few documents, not for listings)."""
+        if not paths:
+            return []
+        query = _AT_PATHS_WITH_FACTS if outlines else _AT_PATHS
+        with self.database.engine.connect() as connection:
+            found = self._records(connection, query, {"shelf": shelf, "paths": list(paths)})
+        by_path = {record.path: record for record in found}
+        return [by_path[path] for path in paths if path in by_path]
 
     def get(
         self, uri: str, *, cached_only: bool = False, fresh: bool = False

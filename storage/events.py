@@ -121,7 +121,9 @@ class EventBus:
                 relay(changes)
 
     def deliver(self, changes: ChangeSet) -> None:
-        """A change another process published: to this process's listeners only."""
+        """A change another process published, or one only this process sees (a shelf it
+        stopped or started serving, storage.live_shelves): to this process's listeners
+        only."""
         if changes:
             self._deliver(changes)
 

@@ -36,7 +36,7 @@ from docshelf.storage.events import ChangeSet, EventBus
 from docshelf.storage.garbage import release_unreferenced
 from docshelf.storage.models import Document, DocumentState, Representation
 from docshelf.storage.outcomes import fallback_description
-from docshelf.storage.shelves import AnyShelf, NotRegularFile, OutsideShelf, Seen
+from docshelf.storage.shelves import AnyShelf, NotRegularFile, OutsideShelf, Seen, ShelfSet
 from docshelf.storage.uris import MAX_URI_LENGTH, InvalidUri, build_uri, printable
 
 log = logging.getLogger(__name__)
@@ -154,16 +154,18 @@ class Indexer:
         self,
         database: Database,
         builder: FormatBuilder,
-        shelves: Sequence[AnyShelf],
+        shelves: ShelfSet | Sequence[AnyShelf],
         *,
         bus: EventBus | None = None,
     ) -> None:
         self.database = database
         self.builder = builder
         self.store = builder.store
-        self.shelves = {shelf.name: shelf for shelf in shelves}
+        # Shared with the rest of the process: a shelf added while serving is indexed here.
+        self.shelves = ShelfSet.of(shelves)
         self.bus = bus
-        self._locks = {name: threading.Lock() for name in self.shelves}
+        self._locks: dict[str, threading.Lock] = {}
+        self._locks_lock = threading.Lock()
         self._stop = threading.Event()
 
     # -- entry points ---------------------------------------------------------------------
@@ -187,7 +189,7 @@ class Indexer:
         for name in names:
             shelf = self.shelves[name]
             # The catalog comes first: no background conversion while it runs (DESIGN D11).
-            with self._locks[name], self.builder.held():
+            with self._lock_of(name), self.builder.held():
                 on_disk = dict(shelf.walk())
                 report.merge(self._index(shelf, on_disk, None, force, progress))
         if wait:
@@ -220,7 +222,7 @@ class Indexer:
             if "" in governed:  # the root's ignore files: every path may have changed
                 return self.reconcile([shelf_name], force=force, wait=wait)
             paths = sorted({*paths, *(folder for folder in governed if folder)})
-        with self._locks[shelf_name], self.builder.held():
+        with self._lock_of(shelf_name), self.builder.held():
             on_disk: dict[str, Seen] = {}
             prefixes = tuple(p.rstrip("/") + "/" for p in paths) if listed is None else ()
             for path in paths:
@@ -237,6 +239,11 @@ class Indexer:
     def stop(self) -> None:
         """Make a pass in progress end after its current batch (shutdown)."""
         self._stop.set()
+
+    def _lock_of(self, shelf_name: str) -> threading.Lock:
+        """The lock one shelf's passes take turns on (made with the first pass over it)."""
+        with self._locks_lock:
+            return self._locks.setdefault(shelf_name, threading.Lock())
 
     # -- the pass -------------------------------------------------------------------------
 

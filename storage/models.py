@@ -104,6 +104,9 @@ class StateColumn(TypeDecorator[S]):
         return None if value is None else self.states(value)
 
 
+FOLDER_INDEX = "ix_documents_shelf_path_bytes"
+
+
 class Document(Base):
     __tablename__ = "documents"
     __table_args__ = (
@@ -157,6 +160,24 @@ class Document(Base):
     def last_error(self) -> LastError | None:
         """Why the last conversion failed, or None if it did not."""
         return LastError(self.error_reason, self.error_message) if self.error_reason else None
+
+
+# A folder's paths as one range, on PostgreSQL whatever the database's collation
+# (storage.folders, migration 0014; SQLite's default collation already compares bytes).
+Index(FOLDER_INDEX, Document.shelf, Document.path.collate("C")).ddl_if(dialect="postgresql")
+# The orders of a listing (storage.listing, migration 0016): newest and largest first, ties
+# by id, read backwards; a page after the first seeks straight to where it starts.
+Index("ix_documents_mtime", Document.mtime_ns, Document.id)
+Index("ix_documents_size", Document.size, Document.id)
+# What a search could not read (storage.completeness, migration 0015), counted within its
+# filters from the index alone: every search answer carries the count.
+Index(
+    "ix_documents_state_shelf_path",
+    Document.state,
+    Document.shelf,
+    Document.path,
+    Document.mime_type,
+)
 
 
 @dataclass(frozen=True, slots=True)

@@ -26,8 +26,14 @@ class Queues:
 
     def __init__(self, database: Database, shelves: Collection[str]) -> None:
         self.database = database
-        self.shelves = list(shelves)
+        # Read at every query: the builder's shelf set, which may change while serving.
+        self._shelves = shelves
         self._counts: dict[str, tuple[float, int]] = {}  # queue: (when counted, count)
+
+    @property
+    def shelves(self) -> list[str]:
+        """The shelves' names now."""
+        return list(self._shelves)
 
     def pending(self) -> Conditions:
         """The queue: documents on these shelves whose formats are to be built."""

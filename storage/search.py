@@ -111,6 +111,8 @@ class Filters:
     shelf: str | None = None
     mime_type: str | None = None
     path_prefix: str | None = None
+    # The shelves a server keeps to (ShelfSet.bound: a stdio server's roots), None: all.
+    served: tuple[str, ...] | None = None
 
     def where(self) -> tuple[str, dict[str, Any]]:
         clauses: list[str] = []
@@ -118,6 +120,12 @@ class Filters:
         if self.shelf is not None:
             clauses.append("d.shelf = :shelf")
             params["shelf"] = self.shelf
+        if self.served is not None:
+            served = {f"served_{i}": name for i, name in enumerate(self.served)}
+            clauses.append(
+                f"d.shelf IN ({', '.join(':' + k for k in served)})" if served else "0 = 1"
+            )
+            params.update(served)
         if self.mime_type is not None:
             clauses.append("d.mime_type = :mime_type")
             params["mime_type"] = self.mime_type

@@ -21,7 +21,7 @@ import logging
 import os
 import stat
 import threading
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
@@ -490,6 +490,62 @@ class Shelf:
                 _UNREADABLE.read(self, directory)
             else:
                 _UNREADABLE.cannot_read(self, directory, denied)
+
+
+class ShelfSet(Mapping[str, AnyShelf]):
+    """The shelves a process serves, by name: one object every part of the process shares.
+
+    The indexer, the builder's queues, the watcher, reads, completion and the template
+    list all look shelves up here, so a shelf added or removed while serving (the roots a
+    stdio client gives: ``live``, app.mcp.roots) is seen by each at once, with nothing to
+    copy or keep in step. Configured shelves never change: the set is then fixed.
+
+    Copy on write: a change replaces the whole name → shelf dict under a lock, so a
+    reader in another thread (a watcher batch, a conversion, a request) iterates one
+    consistent snapshot and never sees a dict change size under it.
+    """
+
+    def __init__(self, shelves: Iterable[AnyShelf] = (), *, live: bool = False) -> None:
+        self._by_name: dict[str, AnyShelf] = {shelf.name: shelf for shelf in shelves}
+        self.live = live
+        self._lock = threading.Lock()
+
+    @classmethod
+    def of(cls, shelves: ShelfSet | Iterable[AnyShelf]) -> ShelfSet:
+        """``shelves`` itself if it is a set already (shared, so changes reach its holder),
+        else a fixed set of them."""
+        return shelves if isinstance(shelves, ShelfSet) else cls(shelves)
+
+    def __getitem__(self, name: str) -> AnyShelf:
+        return self._by_name[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._by_name)
+
+    def __len__(self) -> int:
+        return len(self._by_name)
+
+    def add(self, shelf: AnyShelf) -> None:
+        """Serve ``shelf`` from now on; ValueError if its name is taken."""
+        with self._lock:
+            if shelf.name in self._by_name:
+                raise ValueError(f"a shelf is named {shelf.name!r} already")
+            self._by_name = {**self._by_name, shelf.name: shelf}
+
+    def remove(self, name: str) -> AnyShelf | None:
+        """Stop serving the shelf ``name``; the shelf, or None if there was none."""
+        with self._lock:
+            shelf = self._by_name.get(name)
+            if shelf is not None:
+                self._by_name = {k: v for k, v in self._by_name.items() if k != name}
+            return shelf
+
+    def bound(self) -> tuple[str, ...] | None:
+        """The shelves a listing or search keeps to, or None for every document the index
+        holds. A live set's database is the data folder every session shares (other
+        clients' roots, earlier sessions' roots kept for their return): only this set's
+        documents are its own. A fixed set lists what its index holds, as it always has."""
+        return tuple(sorted(self._by_name)) if self.live else None
 
 
 def this_process() -> str:

@@ -16,12 +16,19 @@ newline or another control character is served under its percent-encoded URI
 (``a%5Cb.md``, ``new%0Aline.md``); a name that is not valid UTF-8 cannot be
 stored as text in the index or written in a URI, so the indexer refuses it with
 the reason ``invalid_name`` and serves the rest of the shelf (issue 16, item 5).
+
+A *folder* is ``docshelf://{shelf}/{path}/``: the URI its files share up to their
+last slash, so a folder's URI is a prefix of every URI below it (SEP-2093 listable
+resources; ``docshelf://{shelf}/`` is the shelf's root). :func:`parse_folder_uri` is
+the one place a URI is read back into a path — a folder has no row to look up — and
+it takes only the spelling :func:`folder_uri` makes, so the rule above holds.
 """
 
 from __future__ import annotations
 
 import re
-from urllib.parse import quote
+from collections.abc import Iterator
+from urllib.parse import quote, unquote
 
 SCHEME = "docshelf"
 PREFIX = f"{SCHEME}://"
@@ -81,3 +88,46 @@ def document_of(uri: str) -> str:
     """The document a URI names: itself, or the document a part URI (``…?pages=3``) is
     part of. A document URI holds no literal ``?``: a file name's is percent-encoded."""
     return uri.partition("?")[0]
+
+
+def folder_uri(shelf: str, path: str) -> str:
+    """The URI of the folder ``path`` (relative, POSIX, no trailing slash; ``""`` for the
+    shelf's root) on ``shelf``: its files' URIs up to their last slash."""
+    if not path:
+        if not is_valid_shelf_name(shelf):
+            raise InvalidUri(f"invalid shelf name {shelf!r}")
+        return PREFIX + shelf + "/"
+    return build_uri(shelf, path) + "/"
+
+
+def parse_folder_uri(uri: str) -> tuple[str, str]:
+    """(shelf, path prefix) of a folder URI: ``""`` for the root, else the folder's path
+    with a trailing slash, the prefix of the paths below it. :class:`InvalidUri` for
+    anything :func:`folder_uri` would not have made (a document's URI, other spellings of
+    a folder's: dot or empty segments, encoded slashes, lower-case escapes)."""
+    if not (uri.startswith(PREFIX) and uri.endswith("/") and _could_be_made(uri)):
+        raise InvalidUri(f"{uri[:80]!r} is not a docshelf folder URI")
+    shelf, _, rest = uri[len(PREFIX) :].partition("/")
+    try:
+        path = "/".join(unquote(s, errors="strict") for s in rest[:-1].split("/")) if rest else ""
+        canonical = folder_uri(shelf, path)
+    except (UnicodeDecodeError, InvalidUri):
+        canonical = None
+    if canonical != uri:
+        raise InvalidUri(f"{uri[:80]!r} is not a docshelf folder URI as the server spells them")
+    return shelf, path + "/" if path else ""
+
+
+def folders_above(uri: str) -> Iterator[str]:
+    """The URIs of the folders ``uri`` (a document's or a part's) lies in, the shelf's root
+    first: ``docshelf://s/a/b.md`` → ``docshelf://s/``, ``docshelf://s/a/``."""
+    document = document_of(uri)
+    end = document.find("/", len(PREFIX))
+    while end != -1:
+        yield document[: end + 1]
+        end = document.find("/", end + 1)
+
+
+def _could_be_made(uri: str) -> bool:
+    """What :func:`build_uri` makes is printable ASCII of at most ``MAX_URI_LENGTH``."""
+    return len(uri) <= MAX_URI_LENGTH + 1 and uri.isascii() and uri.isprintable()

@@ -1,12 +1,12 @@
 """Following the shelves live: watchfiles batches → indexer refreshes (DESIGN D7).
 
 watchfiles (inotify on Linux) already debounces: it yields one set of changes
-once the folder has been quiet for ``debounce_ms``. Each batch is split by
-shelf and handed to :meth:`Indexer.refresh`, which publishes what changed on the
-event bus. A rename arrives as a delete plus an add; a deleted folder arrives as
-its path, which ``refresh`` expands to every document under it. Changes to ignored
-paths are dropped here (:meth:`Shelf.following`), all but those to an ignore file, which
-``refresh`` turns into a new walk of the folder that file governs.
+once the folder has been quiet for ``debounce_ms``. Each folder shelf has its own
+watch, whose batches go to :meth:`Indexer.refresh` for that shelf, which publishes
+what changed on the event bus. A rename arrives as a delete plus an add; a deleted
+folder arrives as its path, which ``refresh`` expands to every document under it.
+Changes to ignored paths are dropped here (:meth:`Shelf.following`), all but those to an
+ignore file, which ``refresh`` turns into a new walk of the folder that file governs.
 """
 
 from __future__ import annotations
@@ -15,7 +15,6 @@ import abc
 import logging
 import threading
 import time
-from collections import defaultdict
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -24,7 +23,7 @@ if TYPE_CHECKING:
     import watchfiles
 
 from docshelf.storage.indexer import Indexer, IndexReport
-from docshelf.storage.shelves import AnyShelf, Shelf
+from docshelf.storage.shelves import AnyShelf, Shelf, ShelfSet
 
 log = logging.getLogger(__name__)
 
@@ -57,82 +56,134 @@ class Follower(abc.ABC):
             self._thread = None
 
 
-class ShelfWatcher(Follower):
-    thread_name = "docshelf-watch"
+class ShelfWatcher:
+    """One watching thread per folder shelf (:class:`_FolderWatch`), so a shelf added or
+    removed while serving (a stdio client's roots) starts or stops its own thread and no
+    other shelf's watch is interrupted: a restarted watch would miss what changed while
+    it set up again."""
 
     def __init__(
         self,
         indexer: Indexer,
-        shelves: Sequence[AnyShelf],
+        shelves: ShelfSet | Sequence[AnyShelf],
         *,
         debounce_ms: int = 200,
         ignore_under: Sequence[Path] = (),
         observer: Callable[[IndexReport, float], None] | None = None,
     ) -> None:
-        # Folders only: a bucket shelf is followed by listing it (storage.bucket_poll).
-        self.folders = [shelf for shelf in shelves if isinstance(shelf, Shelf)]
-        super().__init__(self.folders)
+        self.shelves = ShelfSet.of(shelves)
         self.indexer = indexer
         self.debounce_ms = debounce_ms
         self.ignore_under = [p.resolve() for p in ignore_under]
         self.observer = observer
+        self._watches: dict[str, _FolderWatch] = {}
+        self._lock = threading.Lock()
+        self._started = False
 
-    def _locate(self, raw_path: str) -> tuple[Shelf, str] | None:
+    def start(self) -> None:
+        """Watch every folder shelf, and from now on each one :meth:`follow` is given."""
+        with self._lock:
+            self._started = True
+        for shelf in self.shelves.values():
+            self.follow(shelf)
+
+    def follow(self, shelf: AnyShelf) -> None:
+        """Watch ``shelf`` too (a bucket shelf is listed instead: storage.bucket_poll)."""
+        if not isinstance(shelf, Shelf):
+            return
+        with self._lock:
+            if not self._started or shelf.name in self._watches:
+                return
+            watch = self._watches[shelf.name] = _FolderWatch(self, shelf)
+        watch.start()
+
+    def unfollow(self, shelf_name: str) -> None:
+        """Stop watching one shelf."""
+        with self._lock:
+            watch = self._watches.pop(shelf_name, None)
+        if watch is not None:
+            watch.stop()
+
+    def stop(self) -> None:
+        with self._lock:
+            self._started = False
+            watches, self._watches = list(self._watches.values()), {}
+        for watch in watches:
+            watch._stop.set()  # all at once: each then takes up to a step to notice
+        for watch in watches:
+            watch.stop()
+
+    def _relative(self, shelf: Shelf, raw_path: str) -> str | None:
         path = Path(raw_path)
         if any(path.is_relative_to(p) for p in self.ignore_under):
             return None
-        for shelf in self.folders:
-            relative = shelf.relative(path)
-            if relative is None or relative == ".":
-                continue
-            if shelf.ignore.ignores(relative) and shelf.ignore.governed(relative) is None:
-                return None  # the patterns alone rule it out (.git): no file is read
-            return shelf, relative
-        return None
+        relative = shelf.relative(path)
+        if relative is None or relative == ".":
+            return None
+        if shelf.ignore.ignores(relative) and shelf.ignore.governed(relative) is None:
+            return None  # the patterns alone rule it out (.git): no file is read
+        return relative
 
-    def _accepts(self, _change: watchfiles.Change, raw_path: str) -> bool:
-        return self._locate(raw_path) is not None
+    def handle(self, shelf: Shelf, changes: set[tuple[watchfiles.Change, str]]) -> None:
+        """Apply one batch of file-system changes under ``shelf``'s root to its index.
 
-    def handle(self, changes: set[tuple[watchfiles.Change, str]]) -> None:
-        """Apply one batch of file-system changes to the index."""
-        by_shelf: dict[Shelf, set[str]] = defaultdict(set)
-        for _change, raw_path in changes:
-            located = self._locate(raw_path)
-            if located:
-                shelf, relative = located
-                by_shelf[shelf].add(relative)
-        for shelf, changed in by_shelf.items():
-            name = shelf.name
-            started = time.perf_counter()
-            try:
-                paths = shelf.following(changed)  # ignored paths are no events
-                if not paths:
-                    continue
-                report = self.indexer.refresh(name, sorted(paths))
-            except Exception:  # one bad batch must not stop the watcher
-                log.exception("refreshing %d paths on shelf %s failed", len(changed), name)
-                continue
-            if self.observer is not None:
-                self.observer(report, time.perf_counter() - started)
-            log.info(
-                "shelf %s: %d added, %d changed, %d removed",
-                name,
-                report.added,
-                report.changed,
-                report.removed,
-            )
+        Each shelf's own watch reports its own paths: a folder that is on two shelves
+        (one root inside another) is indexed on both.
+        """
+        paths = {r for _change, raw in changes if (r := self._relative(shelf, raw)) is not None}
+        if not paths or self.shelves.get(shelf.name) is not shelf:
+            return  # nothing of ours, or the shelf was removed while the batch waited
+        started = time.perf_counter()
+        try:
+            paths = set(shelf.following(paths))  # the ignore files' verdict, read once
+            if not paths:
+                return  # only ignored paths changed: no event
+            report = self.indexer.refresh(shelf.name, sorted(paths))
+        except Exception:  # one bad batch must not stop the watcher
+            log.exception("refreshing %d paths on shelf %s failed", len(paths), shelf.name)
+            return
+        followed(shelf.name, report, started, self.observer)
+
+
+def followed(
+    shelf_name: str,
+    report: IndexReport,
+    started: float,
+    observer: Callable[[IndexReport, float], None] | None,
+) -> None:
+    """What one refresh a follower made did: to the metrics ``observer`` (with the time
+    since ``started``, a ``perf_counter``), and in one log line."""
+    if observer is not None:
+        observer(report, time.perf_counter() - started)
+    log.info(
+        "shelf %s: %d added, %d changed, %d removed",
+        shelf_name,
+        report.added,
+        report.changed,
+        report.removed,
+    )
+
+
+class _FolderWatch(Follower):
+    """The thread that watches one folder shelf (watchfiles: inotify on Linux)."""
+
+    thread_name = "docshelf-watch"
+
+    def __init__(self, watcher: ShelfWatcher, shelf: Shelf) -> None:
+        super().__init__([shelf])
+        self.watcher = watcher
+        self.shelf = shelf
 
     def _run(self) -> None:
-        roots = [str(shelf.root) for shelf in self.folders]
         import watchfiles  # ~0.15 s to import: paid by the watcher thread, not at start-up
 
         for changes in watchfiles.watch(
-            *roots,
-            watch_filter=self._accepts,
-            debounce=self.debounce_ms,
+            self.shelf.root,
+            watch_filter=lambda _change, raw: self.watcher._relative(self.shelf, raw) is not None,
+            debounce=self.watcher.debounce_ms,
             step=50,
             stop_event=self._stop,
             raise_interrupt=False,
             ignore_permission_denied=True,
         ):
-            self.handle(changes)
+            self.watcher.handle(self.shelf, changes)

@@ -13,7 +13,11 @@ from tests.support.servers import RawClient, RunningServer, child_env, docshelf_
 from tests.support.shelves import make_shelf
 from tests.support.wheel import build_wheel
 
-pytest_plugins = ["tests.support.databases", "tests.support.object_store"]
+pytest_plugins = [
+    "tests.support.databases",
+    "tests.support.object_store",
+    "tests.support.peers",
+]
 
 #: Set to 1 to run the slow suites too (packaging, benchmark harnesses); .ci/run does.
 SLOW_TESTS = "DOCSHELF_SLOW_TESTS"

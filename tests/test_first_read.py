@@ -41,6 +41,7 @@ from tests.support.servers import (
     run_docshelf,
     serve,
 )
+from tests.support.shelves import catalogued_only
 
 DOCUMENT = "dev.docshelf/document"
 OMITTED = "dev.docshelf/omitted"
@@ -183,19 +184,6 @@ async def test_a_read_waits_only_until_the_read_deadline_and_subscribers_hear_wh
 # -- 2. parts of a pending document -------------------------------------------------------------
 
 
-def _catalogued_only(shelf: Path, data: Path) -> None:
-    """Catalog ``shelf`` into ``data`` and convert nothing: every document stays pending, as
-    right after start or an edit (a ``--no-index`` replica then converts only what its
-    reads ask for)."""
-    runtime = Runtime(Settings(shelves=[str(shelf)], data_dir=data, workers=1))
-    runtime.open()
-    try:
-        runtime.indexer.reconcile(wait=False)
-        assert runtime.builder.backlog() > 0
-    finally:
-        runtime.close()
-
-
 @pytest.fixture
 def pending_shelf(tmp_path: Path) -> tuple[Path, Path]:
     shelf, data = tmp_path / "shelf", tmp_path / "data"
@@ -204,7 +192,7 @@ def pending_shelf(tmp_path: Path) -> tuple[Path, Path]:
     (shelf / "guide.md").write_text(
         "# Guide\n\nIntro.\n\n## Getting started\n\nInstall it first.\n\n## Later\n\nMore.\n"
     )
-    _catalogued_only(shelf, data)
+    catalogued_only(shelf, data)
     return shelf, data
 
 

@@ -113,7 +113,8 @@ params = (
             ),
             "requestId": request_ids,
             # tools/call and completion/complete
-            "name": st.sampled_from(["search_documents", "read_document"]) | json_values,
+            "name": st.sampled_from(["search_documents", "read_document", "list_documents"])
+            | json_values,
             "arguments": json_values
             | st.fixed_dictionaries(
                 {},
@@ -122,6 +123,11 @@ params = (
                     "uri": st.sampled_from(URIS) | json_values,
                     "limit": json_values,
                     "format": json_values,
+                    # list_documents
+                    "type": json_values,
+                    "sort": json_values,
+                    "cursor": json_values,
+                    "modified_after": json_values,
                 },
             ),
             "ref": json_values

@@ -601,7 +601,7 @@ def test_unsupported_protocol_version_header_is_400_in_a_session(raw: RawClient)
 
 def test_unknown_method_in_a_session_is_32601(raw: RawClient) -> None:
     session = raw.initialize()
-    body = raw.legacy(session, "prompts/list").json()
+    body = raw.legacy(session, "logging/setLevel", {"level": "debug"}).json()
     validate_error(LEGACY, body)
     assert body["error"]["code"] == -32601
 

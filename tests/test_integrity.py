@@ -312,6 +312,13 @@ def test_a_read_returns_only_what_fits_its_cap_and_says_what_it_left_out(tmp_pat
         omitted = {o["mimeType"]: o["reason"] for o in result["_meta"]["dev.docshelf/omitted"]}
         assert set(omitted) == {"text/markdown", "application/json", "application/pdf"}
         assert "over its 2.0 KB cap" in omitted["text/markdown"]
+        # A part is cut from the whole original, which may be over the cap: only what the
+        # part returns is capped (reading the original to cut it was -32603 "… bytes is over
+        # the limit of 2048").
+        part = {"uri": "docshelf://shelf/links.md?section=links"}
+        section = client.legacy(session, "resources/read", part).json()
+        validate(LEGACY, "ReadResourceResult", section["result"])
+        assert [c["mimeType"] for c in section["result"]["contents"]] == ["text/plain"]
 
         refused = client.legacy(session, "resources/read", {"uri": "docshelf://shelf/blob.bin"})
         error = refused.json()["error"]

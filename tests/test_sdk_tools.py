@@ -16,16 +16,14 @@ from __future__ import annotations
 
 import base64
 import json
-from collections.abc import AsyncIterator, Callable
-from dataclasses import dataclass
 from typing import Any
 
 import mcp_types as types
 import pytest
 from jsonschema import Draft202012Validator
-from mcp import Client
 from mcp.shared.exceptions import MCPDeprecationWarning, MCPError
 
+from tests.support.peers import Peer
 from tests.support.schema import validate
 from tests.support.sdk import (
     content_negotiation,
@@ -33,8 +31,6 @@ from tests.support.sdk import (
     raw_metadata,
     raw_read,
     raw_result,
-    sdk_mode,
-    stdio_client,
 )
 from tests.support.servers import LEGACY, MODERN, NOT_FOUND, RunningServer
 from tests.support.shelves import MARKDOWN
@@ -43,6 +39,7 @@ pytestmark = pytest.mark.anyio
 
 SEARCH = "search_documents"
 READ = "read_document"
+LIST = "list_documents"
 
 TEMPLATE = "docshelf://shelf/{+path}{?pages,section}"
 PDF = "docshelf://shelf/papers/pdflatex-4-pages.pdf"  # four pages of the same filler text
@@ -60,45 +57,10 @@ SECTION_MARKDOWN = MARKDOWN[MARKDOWN.index("# Field guide") :]
 # --------------------------------------------------------------------------- #
 
 
-@dataclass(frozen=True)
-class Peer:
-    client: Client
-    era: str
-
-
-PEERS = [
-    pytest.param((transport, era), id=f"{transport}-{era}")
-    for transport in ("http", "stdio")
-    for era in (MODERN, LEGACY)
-]
-
-
 @pytest.fixture(scope="module")
 def anyio_backend() -> str:
-    """Module-wide, so the module-scoped ``peer`` below may be an async fixture."""
+    """Module-wide, so the module-scoped ``peer`` (tests.support.peers) may be async."""
     return "asyncio"
-
-
-@pytest.fixture(scope="module", params=PEERS)
-def connect(request: pytest.FixtureRequest) -> tuple[str, Callable[[], Client]]:
-    """The era and a factory of an unconnected SDK client; only the transport asked for
-    starts its server (the session-scoped ``shelf_server`` or ``indexed_shelf``)."""
-    transport, era = request.param
-    if transport == "http":
-        url = request.getfixturevalue("shelf_server").url
-        return era, lambda: http_client(url, era, read_timeout_seconds=60)
-    shelf, data = request.getfixturevalue("indexed_shelf")
-    return era, lambda: stdio_client(
-        str(shelf), str(data), mode=sdk_mode(era), read_timeout_seconds=60
-    )
-
-
-@pytest.fixture(scope="module")
-async def peer(connect: tuple[str, Callable[[], Client]]) -> AsyncIterator[Peer]:
-    era, make = connect
-    async with make() as client:
-        assert client.protocol_version == era
-        yield Peer(client, era)
 
 
 # --------------------------------------------------------------------------- #
@@ -166,12 +128,12 @@ async def complete(
 # --------------------------------------------------------------------------- #
 
 
-async def test_lists_both_tools_with_schemas_and_hints(peer: Peer) -> None:
+async def test_lists_the_three_tools_with_schemas_and_hints(peer: Peer) -> None:
     validate(peer.era, "ListToolsResult", await raw_result(peer.client, types.ListToolsRequest()))
     listed = await peer.client.list_tools()
     assert listed.next_cursor is None
     tools = {tool.name: tool for tool in listed.tools}
-    assert set(tools) == {SEARCH, READ}
+    assert set(tools) == {SEARCH, READ, LIST}
     for tool in tools.values():
         assert tool.title and tool.description
         assert tool.input_schema["type"] == "object"
@@ -186,10 +148,21 @@ async def test_lists_both_tools_with_schemas_and_hints(peer: Peer) -> None:
     )
     assert search.output_schema is not None
     Draft202012Validator.check_schema(search.output_schema)
-    assert search.output_schema["required"] == ["query", "hits"]
+    assert search.output_schema["required"] == [
+        "query",
+        "hits",
+        "pending",
+        "unsearchable",
+        "ocrPending",
+        "catalogComplete",
+    ]
     assert read.input_schema["required"] == ["uri"]
     assert read.input_schema["properties"]["format"]["enum"] == ["markdown", "text", "json", "pdf"]
     assert read.output_schema is None  # its result is an embedded resource, not structure
+    listing = tools[LIST]
+    assert listing.output_schema is not None
+    Draft202012Validator.check_schema(listing.output_schema)
+    assert listing.output_schema["required"] == ["documents", "catalogComplete"]
 
 
 # --------------------------------------------------------------------------- #
@@ -285,7 +258,8 @@ async def test_an_unknown_tool_is_a_protocol_error(peer: Peer) -> None:
         await peer.client.call_tool("delete_documents", {})
     assert caught.value.error.code == -32602
     assert SEARCH in caught.value.error.message and READ in caught.value.error.message
-    assert len((await peer.client.list_tools()).tools) == 2  # and the session goes on
+    assert LIST in caught.value.error.message
+    assert len((await peer.client.list_tools()).tools) == 3  # and the session goes on
 
 
 @pytest.mark.parametrize("era", [MODERN, LEGACY])
@@ -318,6 +292,80 @@ async def test_an_agent_gets_tool_results_structured_first(
             embedded_text(await call(peer, READ, {"uri": uri}), uri, "application/json")
         )
         assert [page["number"] for page in document["pages"]] == [3]
+
+
+# --------------------------------------------------------------------------- #
+# list_documents
+# --------------------------------------------------------------------------- #
+
+
+async def listed_pages(peer: Peer, arguments: dict[str, Any]) -> list[dict[str, Any]]:
+    """Every page of a ``list_documents`` listing through the SDK (which checks each
+    against the tool's outputSchema), following nextCursor; each document linked once."""
+    pages: list[dict[str, Any]] = []
+    while not pages or "nextCursor" in pages[-1]:
+        cursor = {"cursor": pages[-1]["nextCursor"]} if pages else {}
+        result = await call(peer, LIST, {**arguments, **cursor})
+        assert result.is_error is False and result.structured_content is not None
+        summary, *links = result.content
+        assert isinstance(summary, types.TextContent)
+        assert all(isinstance(link, types.ResourceLink) for link in links)
+        documents = result.structured_content["documents"]
+        assert [link.uri for link in links] == [d["uri"] for d in documents]  # type: ignore[union-attr]
+        pages.append(result.structured_content)
+    return pages
+
+
+async def test_list_documents_holds_what_resources_list_holds_in_every_order(
+    peer: Peer,
+) -> None:
+    listed: set[str] = set()
+    cursor = None
+    while True:
+        page = await peer.client.list_resources(cursor=cursor)
+        listed |= {resource.uri for resource in page.resources}
+        if (cursor := page.next_cursor) is None:
+            break
+    for sort in ("path", "modified", "size"):
+        pages = await listed_pages(peer, {"sort": sort, "limit": 4})
+        uris = [d["uri"] for page in pages for d in page["documents"]]
+        assert len(uris) == len(set(uris)) and set(uris) == listed, sort
+        assert pages[0]["total"] == len(listed)
+    by_path = await listed_pages(peer, {"limit": 200})
+    paths = [d["path"] for d in by_path[0]["documents"]]
+    assert paths == sorted(paths)
+
+
+async def test_list_documents_by_type_links_what_read_document_reads(peer: Peer) -> None:
+    [page] = await listed_pages(peer, {"type": "pdf", "sort": "size"})
+    documents = page["documents"]
+    assert {d["path"] for d in documents} == {
+        "papers/broken.pdf",
+        "papers/libreoffice-writer-password.pdf",
+        "papers/pdflatex-4-pages.pdf",
+    }
+    assert [d["size"] for d in documents] == sorted((d["size"] for d in documents), reverse=True)
+    [paper] = [d for d in documents if d["uri"] == PDF]
+    assert paper["pages"] == 4 and paper["state"] == "ready"
+    text = embedded_text(
+        await call(peer, READ, {"uri": f"{PDF}?pages=2"}), f"{PDF}?pages=2", "text/markdown"
+    )
+    assert text.strip()
+
+
+async def test_list_documents_mistakes_are_tool_errors_and_the_session_carries_on(
+    peer: Peer,
+) -> None:
+    mistakes = [
+        ({"sort": "date"}, "sort must be one of path, modified, size"),
+        ({"type": "books"}, "type must be a format family (pdf, word, slides"),
+        ({"modified_after": "2026-13-01"}, "modified_after must be an ISO 8601 date"),
+        ({"cursor": "abc"}, "cursor is not one this tool gave"),
+    ]
+    for arguments, message in mistakes:
+        text = tool_error(await call(peer, LIST, arguments))
+        assert text.startswith(f"{LIST}: {message}"), text
+    assert (await call(peer, LIST, {"limit": 1})).is_error is False
 
 
 # --------------------------------------------------------------------------- #

@@ -18,9 +18,9 @@ from jsonschema import Draft202012Validator
 from tests.support.schema import validate, validate_error, validate_response
 from tests.support.servers import LEGACY, MODERN, RawClient, RunningServer, serve
 from tests.support.shelves import make_shelf
+from tests.support.tools import call_tool, features
 
 TEMPLATE = "docshelf://shelf/{+path}{?pages,section}"
-NEGOTIATION = "io.modelcontextprotocol/content-negotiation"
 GUIDE_MD = """# Deployment guide
 
 ## Reverse proxies
@@ -54,57 +54,33 @@ def session(raw: RawClient) -> str:
     return raw.initialize()
 
 
-def features(*tags: str) -> dict[str, Any]:
-    return {"extensions": {NEGOTIATION: {"features": list(tags)}}}
-
-
-def call(
-    raw: RawClient,
-    era: str,
-    name: str,
-    arguments: dict[str, Any],
-    capabilities: dict[str, Any] | None = None,
-    session: str | None = None,
-) -> dict[str, Any]:
-    params = {"name": name, "arguments": arguments}
-    if era == MODERN:
-        body = raw.modern(
-            "tools/call", params, capabilities=capabilities, headers={"Mcp-Name": name}
-        ).json()
-    else:
-        body = raw.legacy(
-            session or raw.initialize(capabilities=capabilities), "tools/call", params
-        ).json()
-    validate_response(era, "CallToolResult", body)
-    return body["result"]
-
-
 def tools(raw: RawClient) -> dict[str, dict[str, Any]]:
     body = raw.modern("tools/list").json()
     validate_response(MODERN, "ListToolsResult", body)
     return {tool["name"]: tool for tool in body["result"]["tools"]}
 
 
-def test_tools_list_2026_has_both_tools_with_cache_hints(raw: RawClient) -> None:
+def test_tools_list_2026_has_the_three_tools_with_cache_hints(raw: RawClient) -> None:
     body = raw.modern("tools/list").json()
     validate_response(MODERN, "ListToolsResult", body)
     result = body["result"]
     # 2026-07-28 server/utilities/caching: tools/list is a cacheable result.
     assert result["ttlMs"] > 0 and result["cacheScope"] == "public"
     listed = {tool["name"]: tool for tool in result["tools"]}
-    assert set(listed) == {"search_documents", "read_document"}
+    assert set(listed) == {"search_documents", "read_document", "list_documents"}
     for tool in listed.values():
         assert tool["annotations"]["readOnlyHint"] is True
         assert tool["annotations"]["openWorldHint"] is False
         assert tool["title"] and len(tool["description"]) > 100
     assert listed["search_documents"]["inputSchema"]["required"] == ["query"]
     assert "outputSchema" in listed["search_documents"]
+    assert "outputSchema" in listed["list_documents"]
 
 
 def test_tools_list_2025_and_capabilities(raw: RawClient, session: str) -> None:
     body = raw.legacy(session, "tools/list").json()
     validate_response(LEGACY, "ListToolsResult", body)
-    assert len(body["result"]["tools"]) == 2
+    assert len(body["result"]["tools"]) == 3
     discovered = raw.modern("server/discover").json()["result"]["capabilities"]
     assert discovered["tools"] == {"listChanged": False}
     assert discovered["completions"] == {}
@@ -112,7 +88,7 @@ def test_tools_list_2025_and_capabilities(raw: RawClient, session: str) -> None:
 
 @pytest.mark.parametrize("era", [LEGACY, MODERN])
 def test_search_links_the_section_that_matched(raw: RawClient, era: str) -> None:
-    result = call(raw, era, "search_documents", {"query": "nginx buffering"})
+    result = call_tool(raw, era, "search_documents", {"query": "nginx buffering"})
     assert result["isError"] is False
     links = [block for block in result["content"] if block["type"] == "resource_link"]
     assert links[0]["uri"] == "docshelf://shelf/guides/deploy.md?section=reverse-proxies"
@@ -129,7 +105,7 @@ def test_search_links_the_section_that_matched(raw: RawClient, era: str) -> None
 
 
 def test_search_finds_a_pdf_page_and_filters(raw: RawClient) -> None:
-    result = call(
+    result = call_tool(
         raw,
         MODERN,
         "search_documents",
@@ -139,7 +115,7 @@ def test_search_finds_a_pdf_page_and_filters(raw: RawClient) -> None:
     assert 0 < len(hits) <= 2
     assert all(h["mimeType"] == "application/pdf" for h in hits)
     assert any("?pages=" in h["uri"] for h in hits)
-    nothing = call(
+    nothing = call_tool(
         raw, MODERN, "search_documents", {"query": "blind text", "path_prefix": "guides/"}
     )
     assert nothing["structuredContent"]["hits"] == []
@@ -149,13 +125,15 @@ def test_search_finds_a_pdf_page_and_filters(raw: RawClient) -> None:
 def test_search_result_follows_the_negotiated_style(raw: RawClient) -> None:
     """Content negotiation SEP "Tool Results": agents get the structured result first."""
     query = {"query": "nginx"}
-    agent = call(raw, MODERN, "search_documents", query, features("agent"))
+    agent = call_tool(raw, MODERN, "search_documents", query, features("agent"))
     assert json.loads(agent["content"][0]["text"]) == agent["structuredContent"]
-    human = call(raw, MODERN, "search_documents", query, features("human"))
+    human = call_tool(raw, MODERN, "search_documents", query, features("human"))
     assert human["content"][0]["text"].startswith("1 result for 'nginx':")
-    plain = call(raw, MODERN, "search_documents", query)  # no extension: readable by default
+    plain = call_tool(raw, MODERN, "search_documents", query)  # no extension: readable by default
     assert plain["content"][0]["text"] == human["content"][0]["text"]
-    compact = call(raw, MODERN, "search_documents", query, features("human", "verbosity=compact"))
+    compact = call_tool(
+        raw, MODERN, "search_documents", query, features("human", "verbosity=compact")
+    )
     short = compact["structuredContent"]["hits"][0]["snippet"]
     long = human["structuredContent"]["hits"][0]["snippet"]
     assert len(short.split()) < len(long.split())
@@ -182,6 +160,12 @@ def test_search_result_follows_the_negotiated_style(raw: RawClient) -> None:
             "search_documents",
             {"query": "x", "shelf": "other"},
             "search_documents: there is no shelf 'other'; the shelves are: shelf",
+        ),
+        (
+            "search_documents",
+            {"query": "x", "path_prefix": "guides/\x00"},
+            "search_documents: path_prefix holds a character no document name or text can: "
+            "NUL or an unpaired surrogate",
         ),
         (
             "search_documents",
@@ -213,12 +197,13 @@ def test_search_result_follows_the_negotiated_style(raw: RawClient) -> None:
 def test_input_mistakes_are_tool_errors_a_model_can_act_on(
     raw: RawClient, session: str, era: str, name: str, arguments: dict[str, Any], message: str
 ) -> None:
-    result = call(raw, era, name, arguments, session=session)
+    result = call_tool(raw, era, name, arguments, session=session)
     assert result["isError"] is True
     assert result["content"] == [{"type": "text", "text": message}]
     # Nothing lost: the next call works.
     assert (
-        call(raw, era, "search_documents", {"query": "nginx"}, session=session)["isError"] is False
+        call_tool(raw, era, "search_documents", {"query": "nginx"}, session=session)["isError"]
+        is False
     )
 
 
@@ -232,7 +217,8 @@ def test_an_unknown_tool_is_a_protocol_error(raw: RawClient, session: str, era: 
     validate_error(era, body)
     assert body["error"]["code"] == -32602
     assert body["error"]["message"] == (
-        "Unknown tool: 'delete_everything'; this server has search_documents and read_document"
+        "Unknown tool: 'delete_everything'; this server has search_documents, read_document "
+        "and list_documents"
     )
 
 
@@ -241,21 +227,21 @@ def test_read_document_returns_the_best_format_of_a_part(
     raw: RawClient, session: str, era: str
 ) -> None:
     uri = "docshelf://shelf/guides/deploy.md?section=backups"
-    result = call(raw, era, "read_document", {"uri": uri}, session=session)
+    result = call_tool(raw, era, "read_document", {"uri": uri}, session=session)
     assert result["isError"] is False
     (block,) = result["content"]
     assert block["type"] == "resource"
     assert block["resource"]["uri"] == uri
     assert block["resource"]["mimeType"] == "text/markdown"
     assert block["resource"]["text"].startswith("## Backups\n\nCopy the SQLite file")
-    as_json = call(raw, era, "read_document", {"uri": uri, "format": "json"}, session=session)
+    as_json = call_tool(raw, era, "read_document", {"uri": uri, "format": "json"}, session=session)
     document = json.loads(as_json["content"][0]["resource"]["text"])
     assert document["title"] == "Backups"
 
 
 def test_read_document_of_a_pdf_page_as_pdf(raw: RawClient) -> None:
     uri = "docshelf://shelf/papers/pdflatex-4-pages.pdf?pages=2"
-    result = call(raw, MODERN, "read_document", {"uri": uri, "format": "pdf"})
+    result = call_tool(raw, MODERN, "read_document", {"uri": uri, "format": "pdf"})
     block = result["content"][0]["resource"]
     assert block["mimeType"] == "application/pdf" and block["blob"]
 

@@ -8,7 +8,14 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from docshelf.storage.uris import InvalidUri, build_uri, shelf_name_for
+from docshelf.storage.uris import (
+    InvalidUri,
+    build_uri,
+    folder_uri,
+    folders_above,
+    parse_folder_uri,
+    shelf_name_for,
+)
 from tests.support.servers import RawClient
 
 # Any name a file system allows, backslashes and control characters included (issue 16.5).
@@ -96,3 +103,70 @@ def test_shelf_names_are_derived_from_folder_names() -> None:
     assert shelf_name_for("My Docs") == "my-docs"
     assert shelf_name_for("...") == "shelf"
     assert shelf_name_for("Reports_2026") == "reports_2026"
+
+
+# -- folders (SEP-2093): docshelf://SHELF/PATH/ -----------------------------------------------
+
+
+@given(shelves, paths)
+def test_a_folder_uri_is_the_prefix_of_its_files_uris_and_reads_back(shelf: str, path: str) -> None:
+    """A folder's URI is what its files' URIs share up to the folder's slash, and it is the
+    one spelling parse_folder_uri takes back: to the folder's shelf and path prefix."""
+    folder = folder_uri(shelf, path)
+    assert build_uri(shelf, path + "/notes.md").startswith(folder)
+    assert folder.endswith("/") and folder.isascii() and folder.isprintable()
+    assert parse_folder_uri(folder) == (shelf, path + "/")
+    assert list(folders_above(build_uri(shelf, path + "/notes.md")))[-1] == folder
+
+
+@given(shelves)
+def test_the_root_folder_is_the_shelf_and_a_slash(shelf: str) -> None:
+    assert folder_uri(shelf, "") == f"docshelf://{shelf}/"
+    assert parse_folder_uri(f"docshelf://{shelf}/") == (shelf, "")
+
+
+@given(st.text(max_size=60))
+def test_any_string_is_a_canonical_folder_uri_or_invalid(text: str) -> None:
+    """Never another exception, and nothing but the canonical spelling is taken."""
+    try:
+        shelf, prefix = parse_folder_uri(text)
+    except InvalidUri:
+        return
+    assert folder_uri(shelf, prefix.removesuffix("/")) == text
+
+
+@given(shelves, paths, st.sampled_from(["%2F", "%2f", "/./", "//", "/../", "%41"]))
+def test_other_spellings_of_a_folder_are_not_folders(shelf: str, path: str, odd: str) -> None:
+    folder = folder_uri(shelf, path)
+    spelled = folder[:-1] + odd + "x/" if odd != "%41" else folder + "%41/"
+    with pytest.raises(InvalidUri):
+        parse_folder_uri(spelled)
+
+
+@pytest.mark.parametrize(
+    "uri",
+    [
+        "docshelf://shelf/notes.txt",  # a document
+        "docshelf://shelf/guides/field-guide.md?section=x/",  # a part
+        "docshelf://Shelf/",
+        "docshelf://shelf",
+        "file:///shelf/",
+        "docshelf://shelf/gu%69des/",  # an unreserved letter escaped
+        "docshelf://shelf/Stra%c3%9fe/",  # lower-case escapes
+        "docshelf://shelf/Straße/",  # not encoded
+        "docshelf://shelf/%FF/",  # not UTF-8
+        "docshelf://shelf/" + "a/" * 1100,  # longer than any URI the index holds
+    ],
+)
+def test_what_is_not_a_folder_uri(uri: str) -> None:
+    with pytest.raises(InvalidUri):
+        parse_folder_uri(uri)
+
+
+def test_the_folders_above_a_document_or_part_start_at_the_root() -> None:
+    assert list(folders_above("docshelf://s/a/b%2Fc/d.md?pages=2")) == [
+        "docshelf://s/",
+        "docshelf://s/a/",
+        "docshelf://s/a/b%2Fc/",
+    ]
+    assert list(folders_above("docshelf://s/top.md")) == ["docshelf://s/"]

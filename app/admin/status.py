@@ -49,7 +49,7 @@ def build_status(runtime: Runtime) -> Status:
             ShelfStatus(
                 name=shelf.name, root=shelf.location, documents=counts.by_shelf.get(shelf.name, 0)
             )
-            for shelf in runtime.shelves
+            for shelf in runtime.shelves.values()
         ],
         documents=DocumentCounts.model_validate(counts),
         representation_store=StoreStatus(

@@ -21,8 +21,10 @@ CACHE_HINTS: dict[str, tuple[int, str]] = {
     "server/discover": (3_600_000, "public"),
     "resources/templates/list": (3_600_000, "public"),
     "resources/list": (60_000, "public"),
-    # The same two tools for everyone; their shelf list changes only with a restart.
+    # The same three tools for everyone; their shelf list changes only with a restart.
     "tools/list": (3_600_000, "public"),
+    # The same three prompts for everyone, for as long as the server runs.
+    "prompts/list": (3_600_000, "public"),
     # A read's contents[] depend on the client's negotiated features, which are not part
     # of the cache key (caching "Cache Key": method + params): never shared between
     # callers, and not reusable at all when features shaped it (see cache_hints).
@@ -30,10 +32,16 @@ CACHE_HINTS: dict[str, tuple[int, str]] = {
 }
 
 
-def cache_hints(method: str, features: Features) -> tuple[int, str] | None:
-    """(ttlMs, cacheScope) for a cacheable result, or None for other methods."""
+def cache_hints(method: str, features: Features, folders: bool = False) -> tuple[int, str] | None:
+    """(ttlMs, cacheScope) for a cacheable result, or None for other methods. A result the
+    client's declarations shaped — its feature tags a read, its folders opt-in (SEP-2093:
+    root folders, ``capabilities``) a list or a read — differs from another client's
+    answer to the same method and params: never shared, never reused."""
     hints = CACHE_HINTS.get(method)
-    if hints and method == "resources/read" and shapes_output(features):
+    if hints and (
+        (method == "resources/read" and shapes_output(features))
+        or (folders and method in ("resources/list", "resources/read"))
+    ):
         return 0, "private"  # "If ttlMs is 0, the response SHOULD be considered immediately stale"
     return hints
 
@@ -44,7 +52,9 @@ class Era:
     resource_not_found_code: int
     stamps_results: bool
 
-    def finish(self, method: str, result: dict[str, Any], features: Features) -> dict[str, Any]:
+    def finish(
+        self, method: str, result: dict[str, Any], features: Features, folders: bool = False
+    ) -> dict[str, Any]:
         """Add the era's required result fields to a handler's result."""
         if not self.stamps_results:
             return result
@@ -52,16 +62,16 @@ class Era:
         result.setdefault("resultType", "complete")
         meta = result.setdefault("_meta", {})
         meta.setdefault(wire.META_SERVER_INFO, SERVER_INFO)
-        hints = cache_hints(method, features)
+        hints = cache_hints(method, features, folders)
         if hints:
             ttl, scope = hints
             result.setdefault("ttlMs", ttl)
             result.setdefault("cacheScope", scope)
         return result
 
-    def resource_not_found(self, uri: object) -> wire.McpError:
+    def resource_not_found(self, uri: object, message: str = "Resource not found") -> wire.McpError:
         # 2025-11-25 server/resources: -32002; 2026-07-28 server/resources "Error Handling": -32602.
-        return wire.McpError(self.resource_not_found_code, "Resource not found", {"uri": uri})
+        return wire.McpError(self.resource_not_found_code, message, {"uri": uri})
 
 
 LEGACY = Era("legacy", wire.RESOURCE_NOT_FOUND_LEGACY, stamps_results=False)
@@ -82,6 +92,9 @@ class RequestContext:
     protocol_version: str
     features: Features = NO_FEATURES  # the content negotiation extension's feature tags
     session: Any = None  # the 2025-era session, if any (resources/subscribe)
+    # The client declared wire.EXTENSION_FOLDERS (SEP-2093): its Resources carry
+    # ``capabilities`` and an unscoped resources/list answers with the shelves' folders.
+    folders: bool = False
     may_block: bool = True  # False on the event loop: raise WouldBlock instead of waiting
 
 
@@ -119,7 +132,27 @@ def modern_context(meta: dict[str, Any]) -> RequestContext:
     version = meta[wire.META_PROTOCOL_VERSION]
     if version not in wire.MODERN_VERSIONS:
         raise wire.unsupported_version(version)
-    return RequestContext(MODERN, version, parse_features(meta[wire.META_CLIENT_CAPABILITIES]))
+    capabilities = meta[wire.META_CLIENT_CAPABILITIES]
+    return RequestContext(
+        MODERN, version, parse_features(capabilities), folders=declares_folders(capabilities)
+    )
+
+
+def declares_folders(client_capabilities: object) -> bool:
+    """Whether a client's capabilities (``initialize``'s, or a 2026-07-28 request's
+    ``_meta`` ones) declare :data:`wire.EXTENSION_FOLDERS`: under ``extensions`` (2026-07-28
+    basic "Extensions": "values are per-extension settings objects") or under
+    ``experimental``, the 2025-11-25 schema's place for what it does not name. Its
+    settings object is empty: anything but an object there is not a declaration."""
+    if not isinstance(client_capabilities, dict):
+        return False
+    return any(
+        isinstance(place, dict) and isinstance(place.get(wire.EXTENSION_FOLDERS), dict)
+        for place in (
+            client_capabilities.get("extensions"),
+            client_capabilities.get("experimental"),
+        )
+    )
 
 
 def is_modern_request(params: object) -> bool:

@@ -36,22 +36,27 @@ from docshelf.app.mcp.context import (
     Era,
     RequestContext,
     WouldBlock,
+    declares_folders,
     is_modern_request,
     modern_context,
     require_meta_fields,
 )
+from docshelf.app.mcp.folders import FolderService
 from docshelf.app.mcp.notifications import listen, session_stream
 from docshelf.app.mcp.params import (
     CallToolParams,
     CompleteParams,
+    GetPromptParams,
     InitializeParams,
     ListenParams,
+    ListResourcesParams,
     NoParams,
     PageParams,
     Params,
     UnsubscribeParams,
     UriParams,
 )
+from docshelf.app.mcp.prompts import PromptService
 from docshelf.app.mcp.resources import ResourceService
 from docshelf.app.mcp.sessions import LegacySession, Peer
 from docshelf.app.mcp.tools import ToolService
@@ -88,6 +93,7 @@ class Incoming:
     id: Any
     method: str | None
     params: dict[str, Any]
+    answer: dict[str, Any] | None = None  # a response: the whole message
 
 
 def _invalid_request(message: str) -> wire.McpError:
@@ -106,7 +112,7 @@ def parse_message(raw: Any) -> Incoming:
     method = raw.get("method")
     if method is None:
         if "id" in raw and ("result" in raw or "error" in raw):
-            return Incoming("response", request_id, None, {})
+            return Incoming("response", request_id, None, {}, raw)
         raise _invalid_request('"method" is missing')
     if not isinstance(method, str):
         raise _invalid_request('"method" must be a string')
@@ -203,6 +209,11 @@ class Blocking(enum.Enum):
     ALWAYS = "always"  # straight to a worker thread (a database query every time)
 
 
+ClientHook = Callable[[LegacySession, Peer | None], None]
+"""Told of a 2025-era client's notification (:meth:`Kernel.on_notification`), with the
+session and the peer to send requests to; it must not block (it starts its own work)."""
+
+
 @dataclass(frozen=True, slots=True)
 class Method:
     handler: Callable[[RequestContext, Any], dict[str, Any]]
@@ -230,6 +241,7 @@ class Kernel:
         self,
         resources: ResourceService,
         tools: ToolService,
+        prompts: PromptService,
         bus: EventBus,
         *,
         instructions: str,
@@ -237,6 +249,8 @@ class Kernel:
         default_features: Features = NO_FEATURES,
     ) -> None:
         self.resources = resources
+        # resources/list, read, metadata and subscribe, with SEP-2093's folders (app.mcp.folders).
+        self.folders = FolderService(resources)
         completer = Completer(resources)
         self.bus = bus
         self.instructions = instructions
@@ -254,11 +268,11 @@ class Kernel:
             "server/discover": Method(
                 self._discover, NoParams, Blocking.NEVER, frozenset({MODERN})
             ),
-            "resources/list": Method(resources.list, PageParams, Blocking.ALWAYS),
+            "resources/list": Method(self.folders.list, ListResourcesParams, Blocking.ALWAYS),
             "resources/templates/list": Method(resources.templates, PageParams, Blocking.NEVER),
-            "resources/read": Method(resources.read, UriParams, Blocking.MAYBE),
+            "resources/read": Method(self.folders.read, UriParams, Blocking.MAYBE),
             # SEP "Resource Contents Metadata" §2
-            "resources/metadata": Method(resources.metadata, UriParams, Blocking.MAYBE),
+            "resources/metadata": Method(self.folders.metadata, UriParams, Blocking.MAYBE),
             # An HTTP session's subscriptions are rows in the database (app.mcp.sessions).
             "resources/subscribe": Method(self._subscribe, UriParams, Blocking.ALWAYS, legacy_only),
             "resources/unsubscribe": Method(
@@ -267,23 +281,44 @@ class Kernel:
             # server/tools; a search is a query every time, a read may be answered from memory.
             "tools/list": Method(tools.list, PageParams, Blocking.NEVER),
             "tools/call": Method(tools.call, CallToolParams, Blocking.ALWAYS),
-            # server/utilities/completion, for the shelves' resource template.
+            # server/prompts; getting one reads documents (and searches) every time.
+            "prompts/list": Method(prompts.list, PageParams, Blocking.NEVER),
+            "prompts/get": Method(prompts.get, GetPromptParams, Blocking.ALWAYS),
+            # server/utilities/completion, for the shelves' resource template and the prompts.
             "completion/complete": Method(completer.complete, CompleteParams, Blocking.MAYBE),
         }
         # Method labels for /metrics: the table plus what the kernel answers itself; anything
         # else is "other", so clients cannot create series at will.
         self._labels = frozenset({*self.methods, INITIALIZE, INITIALIZED, CANCELLED, LISTEN})
+        self._hooks: dict[str, list[ClientHook]] = {}
+
+    def on_notification(self, method: str, hook: ClientHook) -> None:
+        """Call ``hook`` when an initialized 2025-era session's client sends the notification
+        ``method``; for ``notifications/initialized``, once, as the session becomes
+        initialized (app.mcp.roots asks for the client's roots then)."""
+        self._hooks.setdefault(method, []).append(hook)
+
+    def _tell(self, method: str, session: LegacySession, channel: Channel) -> None:
+        for hook in self._hooks.get(method, ()):
+            try:
+                hook(session, channel.peer())
+            except Exception:
+                log.exception("handling %s failed", method)
 
     def capabilities(self) -> dict[str, Any]:
         """What this server does — only what works."""
         return {
             # The watcher and reindex jobs publish changes: both notifications work.
             "resources": {"subscribe": True, "listChanged": True},
-            # search_documents and read_document; the list never changes while serving.
+            # search_documents, read_document and list_documents; the list never changes
+            # while serving.
             "tools": {"listChanged": False},
+            # summarize_document, compare_documents, answer_from_shelf: a fixed set too.
+            "prompts": {"listChanged": False},
             "completions": {},
-            # Content negotiation SEP: servers advertise an empty settings object.
-            "extensions": {EXTENSION_ID: {}},
+            # Content negotiation SEP: servers advertise an empty settings object; so do we
+            # for folders and per-resource capabilities (SEP-2093, app.mcp.folders).
+            "extensions": {EXTENSION_ID: {}, wire.EXTENSION_FOLDERS: {}},
         }
 
     # -- one message in, one outcome out ---------------------------------------------------
@@ -325,7 +360,11 @@ class Kernel:
 
     async def _handle(self, message: Incoming, channel: Channel) -> Outcome:
         if message.kind == "response":
-            return ACCEPTED  # we send no requests; nothing waits for it
+            # An answer to a request of ours (app.mcp.outbound; stdio only): matched by id.
+            peer = channel.peer()
+            if peer is not None and peer.outbound is not None and message.answer is not None:
+                peer.outbound.settle(message.answer)
+            return ACCEPTED
         if is_modern_request(message.params) or channel.claims_modern():
             # Order per the conformance probes of 2026-07-28: a malformed _meta is -32602
             # first, then the transport's own checks (header-body mismatch, -32020), then an
@@ -398,7 +437,7 @@ class Kernel:
             raise wire.McpError(
                 wire.INTERNAL_ERROR, f"Internal error: {type(exc).__name__}"
             ) from exc
-        return ctx.era.finish(message.method, result, ctx.features)
+        return ctx.era.finish(message.method, result, ctx.features, ctx.folders)
 
     # -- the 2025 handshake ------------------------------------------------------------------
 
@@ -419,6 +458,7 @@ class Kernel:
             _to_store("capabilities", params.capabilities),
             _to_store("clientInfo", params.client_info),
             features,
+            folders=declares_folders(params.capabilities),
         )
         await channel.start_session(session)
         log.info("session %s… started (%s)", session.id[:8], version)
@@ -441,11 +481,16 @@ class Kernel:
             session = await channel.session()
             if session is not None and not session.initialized:
                 session.initialized = True
+                self._tell(INITIALIZED, session, channel)
                 if channel.pushes_session_notifications:
                     # basic/lifecycle: no server notifications before "initialized".
                     return self.session_stream(session)
         elif message.method == CANCELLED:
             self._cancel(channel.peer(), message.params.get("requestId"))
+        elif message.method in self._hooks:
+            session = await channel.session()
+            if session is not None and session.initialized:
+                self._tell(message.method, session, channel)
         return ACCEPTED
 
     def _cancel(self, peer: Peer | None, request_id: object) -> None:
@@ -482,7 +527,7 @@ class Kernel:
 
     def _subscribe(self, ctx: RequestContext, params: UriParams) -> dict[str, Any]:
         """2025-11-25 server/resources "Subscriptions": this URI's updates on the session stream."""
-        ctx.session.subscribe(self.resources.subscription_uri(ctx, params.uri))
+        ctx.session.subscribe(self.folders.subscription_uri(ctx, params.uri))
         return {}
 
     def _unsubscribe(self, ctx: RequestContext, params: UnsubscribeParams) -> dict[str, Any]:

@@ -20,6 +20,7 @@ from docshelf.app.mcp import wire
 from docshelf.app.mcp.params import ListenParams
 from docshelf.app.mcp.sessions import LegacySession
 from docshelf.storage.events import ChangeSet, EventBus, Listener
+from docshelf.storage.folders import folders_touched
 from docshelf.storage.uris import document_of
 
 LIST_CHANGED = "notifications/resources/list_changed"
@@ -37,12 +38,16 @@ def messages_for(
     """The notifications a listener gets for one change set.
 
     ``list_changed`` when the set of URIs changed (added or removed); ``updated``
-    for each watched URI whose content changed or which went away.
+    for each watched URI whose content changed or which went away, and for each watched
+    folder with a document below it added, changed or removed (SEP-2093 listable
+    resources: a folder's content is its children).
     """
     messages = []
     if list_changed and changes.list_changed:
         messages.append(wire.notification(LIST_CHANGED, {"_meta": meta} if meta else None))
     touched = changes.changed | changes.removed
+    if any(uri.endswith("/") for uri in watched):
+        touched = touched | folders_touched(changes)
     # A part's subscriber hears about every change to its document, under the part's URI.
     for uri in sorted(uri for uri in watched if document_of(uri) in touched):
         params: dict[str, Any] = {"uri": uri}

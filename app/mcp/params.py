@@ -98,6 +98,27 @@ class PageParams:
 
 
 @dataclass(frozen=True, slots=True)
+class ListResourcesParams:
+    """``resources/list``: a cursor, and SEP-2093's optional ``uri`` of the listable
+    resource whose direct children to list ("If omitted, the server returns its default
+    resource list")."""
+
+    cursor: str | None
+    uri: str | None
+
+    @classmethod
+    def parse(cls, method: str, params: Mapping[str, Any]) -> ListResourcesParams:
+        cursor = PageParams.parse(method, params).cursor
+        uri = params.get("uri")
+        if uri is not None and (not isinstance(uri, str) or not uri):
+            raise _invalid(
+                "resources/list: params.uri must be the non-empty URI of a folder to list "
+                '(one ending in "/", such as docshelf://SHELF/), or left out'
+            )
+        return cls(cursor, None if uri is None else _text(uri, "params.uri"))
+
+
+@dataclass(frozen=True, slots=True)
 class InitializeParams:
     """2025-11-25 basic/lifecycle "Initialization"."""
 
@@ -142,13 +163,29 @@ class ListenParams:
         return cls(requested.get("resourcesListChanged") is True, tuple(dict.fromkeys(uris)))
 
     def honored(self) -> dict[str, Any]:
-        """The acknowledged filter: tools/prompts are omitted (we serve neither)."""
+        """The acknowledged filter: tools and prompts are omitted (neither list changes)."""
         honored: dict[str, Any] = {}
         if self.resources_list_changed:
             honored["resourcesListChanged"] = True
         if self.resource_subscriptions:
             honored["resourceSubscriptions"] = list(self.resource_subscriptions)
         return honored
+
+
+def _name_and_arguments(
+    method: str, params: Mapping[str, Any], shape: str
+) -> tuple[str, dict[str, Any]]:
+    """What ``tools/call`` and ``prompts/get`` name: a non-empty ``name``, and ``arguments``
+    that are ``shape`` (absent or null: none)."""
+    name = params.get("name")
+    if not isinstance(name, str) or not name:
+        raise _invalid(f"{method}: params.name must be a non-empty string")
+    arguments = params.get("arguments")
+    if arguments is None:
+        arguments = {}
+    if not isinstance(arguments, dict):
+        raise _invalid(f"{method}: params.arguments must be {shape}")
+    return name, arguments
 
 
 @dataclass(frozen=True, slots=True)
@@ -162,41 +199,75 @@ class CallToolParams:
 
     @classmethod
     def parse(cls, method: str, params: Mapping[str, Any]) -> CallToolParams:
-        name = params.get("name")
-        if not isinstance(name, str) or not name:
-            raise _invalid("tools/call: params.name must be a non-empty string")
-        arguments = params.get("arguments", {})
-        if arguments is None:
-            arguments = {}
-        if not isinstance(arguments, dict):
-            raise _invalid("tools/call: params.arguments must be an object")
-        return cls(name, arguments)
+        return cls(*_name_and_arguments("tools/call", params, "an object"))
+
+
+@dataclass(frozen=True, slots=True)
+class GetPromptParams:
+    """``prompts/get`` (server/prompts "Getting a Prompt"): the prompt's name and its
+    arguments, which the schema's ``GetPromptRequestParams`` makes an object of strings.
+    Which arguments a prompt takes is the prompt's to check (app.mcp.prompts)."""
+
+    name: str
+    arguments: dict[str, str]
+
+    @classmethod
+    def parse(cls, method: str, params: Mapping[str, Any]) -> GetPromptParams:
+        name, arguments = _name_and_arguments(
+            "prompts/get",
+            params,
+            'an object of strings, e.g. {"uri": "docshelf://shelf/guide.md"}',
+        )
+        for key, value in arguments.items():
+            _text(key, "prompts/get: a name in params.arguments")
+            if not isinstance(value, str):
+                raise _invalid(
+                    "prompts/get: params.arguments must map names to strings; "
+                    f"the value of {key!r} is not a string"
+                )
+            _text(value, f"prompts/get: params.arguments[{key!r}]")
+        return cls(_text(name, "prompts/get: params.name"), arguments)
+
+
+#: server/utilities/completion "Reference Types".
+REF_PROMPT = "ref/prompt"
+REF_RESOURCE = "ref/resource"
 
 
 @dataclass(frozen=True, slots=True)
 class CompleteParams:
-    """``completion/complete`` (server/utilities/completion) for a resource template."""
+    """``completion/complete`` (server/utilities/completion): the argument of a resource
+    template (``template``, its URI template) or of a prompt (``prompt``, its name)."""
 
-    template: str
+    template: str | None
+    prompt: str | None
     argument: str
     value: str
     context: dict[str, str]
 
     @classmethod
     def parse(cls, method: str, params: Mapping[str, Any]) -> CompleteParams:
-        """Per the schema's ``CompleteRequestParams``: ``context.arguments`` is optional, and
-        if present an object of strings (the values already chosen)."""
+        """Per the schema's ``CompleteRequestParams``: ``ref`` is a ``PromptReference`` or a
+        ``ResourceTemplateReference``; ``context.arguments`` is optional, and if present an
+        object of strings (the values already chosen)."""
         ref = params.get("ref")
         if not isinstance(ref, dict) or not isinstance(ref.get("type"), str):
             raise _invalid("completion/complete: params.ref must be an object with a type")
-        if ref["type"] != "ref/resource":
+        template = prompt = None
+        if ref["type"] == REF_RESOURCE:
+            template = ref.get("uri")
+            if not isinstance(template, str):
+                raise _invalid("completion/complete: params.ref.uri must be a string")
+        elif ref["type"] == REF_PROMPT:
+            prompt = ref.get("name")
+            if not isinstance(prompt, str):
+                raise _invalid("completion/complete: params.ref.name must be a string")
+        else:
             raise _invalid(
-                f"completion/complete: this server has no prompts; ref type {ref['type']!r} "
-                "cannot be completed (use ref/resource with a resource template URI)"
+                f"completion/complete: ref type {ref['type']!r} cannot be completed; use "
+                f"{REF_PROMPT} with a prompt's name or {REF_RESOURCE} with a resource "
+                "template's URI"
             )
-        template = ref.get("uri")
-        if not isinstance(template, str):
-            raise _invalid("completion/complete: params.ref.uri must be a string")
         argument = params.get("argument")
         if (
             not isinstance(argument, dict)
@@ -205,7 +276,8 @@ class CompleteParams:
         ):
             raise _invalid("completion/complete: params.argument must have a string name and value")
         value = _text(argument["value"], "completion/complete: params.argument.value")
-        return cls(template, argument["name"], value, _context_arguments(params.get("context")))
+        context = _context_arguments(params.get("context"))
+        return cls(template, prompt, argument["name"], value, context)
 
 
 def _context_arguments(context: object) -> dict[str, str]:

@@ -13,7 +13,7 @@ import builtins
 import contextlib
 import logging
 import threading
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any, TypeVar
 
 from docshelf.app.mcp import parts, wire
@@ -27,7 +27,7 @@ from docshelf.storage.builder import FormatBuilder
 from docshelf.storage.catalog import Catalog, DocumentRecord, NotCached, VariantRecord
 from docshelf.storage.events import ChangeSet
 from docshelf.storage.models import OcrState
-from docshelf.storage.shelves import AnyShelf, NotRegularFile, OutsideShelf
+from docshelf.storage.shelves import AnyShelf, NotRegularFile, OutsideShelf, ShelfSet
 from docshelf.storage.store import Store
 from docshelf.storage.uris import MAX_URI_LENGTH, document_of
 
@@ -126,7 +126,7 @@ class ResourceService:
         self,
         catalog: Catalog,
         store: Store,
-        shelves: Sequence[AnyShelf],
+        shelves: ShelfSet | Sequence[AnyShelf],
         *,
         page_size: int,
         binary_cap: int,
@@ -148,7 +148,7 @@ class ResourceService:
         self.read_wait_s = read_wait_s
         self.catalog = catalog
         self.store = store
-        self.shelves: Mapping[str, AnyShelf] = {shelf.name: shelf for shelf in shelves}
+        self.shelves = ShelfSet.of(shelves)  # the process's own: a stdio server's roots change it
         self.page_size = page_size
         self.binary_cap = binary_cap
         # (uri, features) → (record, variants, omitted), for the record the catalog handed
@@ -182,7 +182,7 @@ class ResourceService:
             record = self.catalog.get(uri, cached_only=not ctx.may_block)
         except NotCached:
             raise WouldBlock from None
-        if record is None:
+        if record is None or record.shelf not in self.shelves:
             raise ctx.era.resource_not_found(uri)
         return record
 
@@ -239,15 +239,18 @@ class ResourceService:
             after = decode_cursor(params.cursor) if params.cursor is not None else None
         except InvalidCursor as exc:
             raise wire.McpError(wire.INVALID_PARAMS, f"Invalid cursor: {exc}") from exc
-        if self.catalogued is not None and not self.catalogued.is_set():
-            # A fresh shelf: most desktop clients list once on connect, so the first list
-            # waits (briefly) for the first catalog pass instead of answering empty.
-            self.catalogued.wait(self.first_list_wait_s)
-        records, more = self.catalog.page(after, self.page_size)
+        self.first_pass()
+        records, more = self.catalog.page(after, self.page_size, self.shelves.bound())
         result: dict[str, Any] = {"resources": [resource_object(r) for r in records]}
         if more and records:
             result["nextCursor"] = encode_cursor(records[-1].uri)
         return result
+
+    def first_pass(self) -> None:
+        """On a fresh shelf, wait (briefly) for the first catalog pass: most desktop clients
+        list once on connect, and a list answered before it would be empty."""
+        if self.catalogued is not None and not self.catalogued.is_set():
+            self.catalogued.wait(self.first_list_wait_s)
 
     def templates(self, ctx: RequestContext, params: PageParams) -> dict[str, Any]:
         if params.cursor is not None:
@@ -390,18 +393,18 @@ class ResourceService:
                 omitted.append(
                     {
                         "mimeType": variant.mime_type,
-                        "reason": f"{_mb(size)} would take this read over its "
-                        f"{_mb(self.max_read_bytes)} cap; ask for it alone with format=",
+                        "reason": f"{mb(size)} would take this read over its "
+                        f"{mb(self.max_read_bytes)} cap; ask for it alone with format=",
                     }
                 )
                 continue
             kept.append(variant)
             total += size
         if not kept:
-            sizes = ", ".join(f"{v.mime_type} {_mb(v.size or 0)}" for v in variants)
+            sizes = ", ".join(f"{v.mime_type} {mb(v.size or 0)}" for v in variants)
             raise wire.McpError(
                 wire.INVALID_PARAMS,
-                f"Every format of {record.uri} is over the {_mb(self.max_read_bytes)} read cap "
+                f"Every format of {record.uri} is over the {mb(self.max_read_bytes)} read cap "
                 f"({sizes}); the operator can raise DOCSHELF_MAX_READ_MB",
                 {"uri": record.uri, "maxReadBytes": self.max_read_bytes},
             )
@@ -447,12 +450,12 @@ class ResourceService:
         keys = (v.store_key for v in fresh.derived if v.mime_type == mime_type) if fresh else ()
         return next((k for k in keys if k), None)
 
-    def _load_original(self, ctx: RequestContext, record: DocumentRecord) -> bytes:
+    def _load_original(self, ctx: RequestContext, record: DocumentRecord, cap: int = 0) -> bytes:
         shelf = self.shelves.get(record.shelf)
         if shelf is None:
             raise ctx.era.resource_not_found(record.uri)
         try:
-            return shelf.read(record.path, limit=self.max_read_bytes).data
+            return shelf.read(record.path, limit=cap or self.max_read_bytes).data
         except (OutsideShelf, NotRegularFile, FileNotFoundError):
             # Gone, or no longer a regular file on the shelf; the watcher will catch up.
             raise ctx.era.resource_not_found(record.uri) from None
@@ -473,7 +476,7 @@ class ResourceService:
         past that, :func:`still_converting`.
         """
         document_uri, query = parts.split_uri(uri)
-        record = self._converted(ctx, self.require(ctx, document_uri))
+        record = self.converted(ctx, self.require(ctx, document_uri))
         if record.pending:
             raise still_converting(uri, "to know its parts")
         try:
@@ -496,7 +499,7 @@ class ResourceService:
         )
         return self.require(ctx, record.uri)
 
-    def _converted(self, ctx: RequestContext, record: DocumentRecord) -> DocumentRecord:
+    def converted(self, ctx: RequestContext, record: DocumentRecord) -> DocumentRecord:
         """``record`` once the formats parts are cut from are built (or after the read wait)."""
         record = self._ocr_read(ctx, record)
         needed = [v.mime_type for v in record.derived if v.mime_type in _SOURCES and not v.built]
@@ -573,8 +576,8 @@ class ResourceService:
             formats, omitted = [pick], []
 
         def load(mime_type: str) -> bytes:
-            if mime_type == record.mime_type:
-                return self._load_original(ctx, record)
+            if mime_type == record.mime_type:  # cut from it whole: the part is what is capped
+                return self._load_original(ctx, record, max(self.max_read_bytes, record.size))
             variant = next((v for v in record.derived if v.mime_type == mime_type), None)
             if variant is None or not variant.built:
                 raise parts.PartNotFound(f"{record.path} has no {mime_type} format to cut from")
@@ -593,8 +596,8 @@ class ResourceService:
                     omitted.append(
                         {
                             "mimeType": mime,
-                            "reason": f"{_mb(len(data))} would take this read "
-                            f"over its {_mb(self.max_read_bytes)} cap",
+                            "reason": f"{mb(len(data))} would take this read "
+                            f"over its {mb(self.max_read_bytes)} cap",
                         }
                     )
                     continue
@@ -653,6 +656,6 @@ def format_unavailable(uri: str, mime_type: str, offered: Sequence[str]) -> wire
     )
 
 
-def _mb(size: int) -> str:
+def mb(size: int) -> str:
     """A size for people: MB from a tenth of one, KB below."""
     return f"{size / 1_048_576:.1f} MB" if size >= 104_858 else f"{size / 1024:.1f} KB"

@@ -56,9 +56,11 @@ from datetime import UTC, datetime
 from typing import Any
 
 from docshelf.app.mcp import wire
-from docshelf.app.mcp.context import LEGACY, RequestContext
+from docshelf.app.mcp.context import LEGACY, RequestContext, declares_folders
+from docshelf.app.mcp.outbound import ClientRequests
 from docshelf.app.negotiation import NO_FEATURES, Features, parse_features
 from docshelf.storage.events import ChangeSet, EventBus, Listener
+from docshelf.storage.folders import folders_touched
 from docshelf.storage.jobs import process_owner
 from docshelf.storage.sessions import SessionRow, SessionsFull, SessionTable, session_key
 from docshelf.storage.uris import document_of
@@ -78,11 +80,14 @@ CONFIRM_S = 1.0
 @dataclass(eq=False)
 class Peer:
     """One client over time (a 2025-era HTTP session, or a stdio connection): what
-    ``notifications/cancelled`` needs to find its requests and streams."""
+    ``notifications/cancelled`` needs to find its requests and streams, and where the
+    answers to our own requests go."""
 
     streams: dict[Any, Listener] = field(default_factory=dict)  # listen request id → listener
     running: set[Any] = field(default_factory=set)  # ids of requests being answered
     cancelled: set[Any] = field(default_factory=set)  # of those, the ones the client gave up
+    # The requests this server sends the client (stdio only: app.mcp.outbound).
+    outbound: ClientRequests | None = None
 
 
 @dataclass(eq=False)
@@ -95,6 +100,7 @@ class LegacySession:
     capabilities_json: bytes
     client_info_json: bytes  # b"null" when the client sent none (or not an object)
     features: Features = NO_FEATURES  # parsed from the capabilities once, at initialize
+    folders: bool = False  # the capabilities declare the folders extension (declares_folders)
     id: str = field(default_factory=lambda: secrets.token_urlsafe(24))
     initialized: bool = False
     # resources/subscribe; replaced, never changed in place (streams read it from other
@@ -121,7 +127,9 @@ class LegacySession:
         return info
 
     def context(self) -> RequestContext:
-        return RequestContext(LEGACY, self.protocol_version, self.features, self)
+        return RequestContext(
+            LEGACY, self.protocol_version, self.features, self, folders=self.folders
+        )
 
     def touch(self) -> None:
         """Count as used now (a request, or the end of its notification stream)."""
@@ -250,11 +258,13 @@ class SessionRegistry:
         if now - row.last_used_at.timestamp() >= self.touch_every_s:
             self.table.touch(key, _at(now))
         if local is None:
+            capabilities = json.loads(row.capabilities)
             local = LegacySession(
                 row.protocol_version,
                 row.capabilities,
                 row.client_info,
-                parse_features(json.loads(row.capabilities)),
+                parse_features(capabilities),
+                folders=declares_folders(capabilities),
                 id=session_id,
                 initialized=True,  # initialize happened, in some process
                 registry=self,
@@ -386,14 +396,14 @@ class SessionRegistry:
 
     def refresh(self, changes: ChangeSet) -> None:
         """Before ``changes`` reaches this process's session streams: what their sessions
-        subscribe to among the URIs it names, as the database says now (an event-bus hook,
-        in the thread that delivers the set)."""
-        uris = changes.changed | changes.removed
-        if not uris:
-            return
+        subscribe to among the URIs it names and the folders above them, as the database
+        says now (an event-bus hook, in the thread that delivers the set)."""
         with self._lock:
             held = dict(self._streaming)
         if not held:
+            return
+        uris = changes.changed | changes.removed | folders_touched(changes)
+        if not uris:
             return
         found = self.table.subscribed(held, uris)
         for key, session in held.items():

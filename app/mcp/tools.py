@@ -19,18 +19,29 @@ text; a ``human`` client (and one that declared nothing) a Markdown list first;
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from docshelf.app.mcp import wire
+from docshelf.app.mcp.completeness import (
+    COMPLETENESS_PROPERTIES,
+    NOTICE_PROPERTY,
+    what_was_not_read,
+)
 from docshelf.app.mcp.context import RequestContext
+from docshelf.app.mcp.listing import LIST, ListingTool
 from docshelf.app.mcp.params import CallToolParams, PageParams
 from docshelf.app.mcp.parts import PART_FORMATS
 from docshelf.app.mcp.resources import BEST, BEST_TEXT, ResourceService
+from docshelf.app.mcp.toolkit import (
+    Arguments,
+    ToolInputError,
+    negotiated_result,
+    tool_error,
+)
 from docshelf.app.negotiation import shapes_output, tool_result_style
 from docshelf.converters import APPLICATION_JSON, APPLICATION_PDF, TEXT_MARKDOWN, TEXT_PLAIN
+from docshelf.storage.listing import DocumentListing
 from docshelf.storage.search import MAX_LIMIT, Filters, InvalidQuery, SearchHit, SearchIndex
 
 SEARCH = "search_documents"
@@ -50,10 +61,6 @@ FORMATS: Mapping[str, str] = {
 
 
 SEARCH_ARGUMENTS = frozenset({"query", "shelf", "mime_type", "path_prefix", "limit"})
-
-
-class ToolInputError(ValueError):
-    """An argument the model got wrong; the message says how to get it right."""
 
 
 _HIT_SCHEMA = {
@@ -139,8 +146,11 @@ def _search_tool(shelves: Sequence[str]) -> dict[str, Any]:
             "properties": {
                 "query": {"type": "string"},
                 "hits": {"type": "array", "items": _HIT_SCHEMA},
+                # Honest search (issue 28): what the answer could not read.
+                **COMPLETENESS_PROPERTIES,
+                **NOTICE_PROPERTY,
             },
-            "required": ["query", "hits"],
+            "required": ["query", "hits", *COMPLETENESS_PROPERTIES],
             "additionalProperties": False,
         },
         "annotations": {"readOnlyHint": True, "openWorldHint": False, "idempotentHint": True},
@@ -178,49 +188,31 @@ READ_TOOL: dict[str, Any] = {
 }
 
 
-@dataclass(frozen=True, slots=True)
-class _Arguments:
-    values: Mapping[str, Any]
-    allowed: frozenset[str]
-
-    def check(self) -> None:
-        unknown = sorted(set(self.values) - self.allowed)
-        if unknown:
-            raise ToolInputError(
-                f"unknown argument{'s' if len(unknown) > 1 else ''} {', '.join(unknown)}; "
-                f"this tool takes {', '.join(sorted(self.allowed))}"
-            )
-
-    def string(self, name: str, *, required: bool = False) -> str | None:
-        value = self.values.get(name)
-        if value is None:
-            if required:
-                raise ToolInputError(f"{name} is required")
-            return None
-        if not isinstance(value, str) or (required and not value.strip()):
-            raise ToolInputError(f"{name} must be a non-empty string")
-        return value
-
-    def integer(self, name: str, default: int, low: int, high: int) -> int:
-        value = self.values.get(name, default)
-        if isinstance(value, float) and value.is_integer():
-            value = int(value)  # JSON Schema: 2.0 is an integer
-        if not isinstance(value, int) or isinstance(value, bool) or not low <= value <= high:
-            raise ToolInputError(f"{name} must be an integer from {low} to {high}")
-        return value
-
-
 class ToolService:
     def __init__(self, resources: ResourceService, search: SearchIndex) -> None:
         self.resources = resources
         self.search = search
+        # A stdio server following its client's roots starts with none, so its search tool
+        # names no shelves: the tool list never changes while serving.
         shelves = sorted(resources.shelves)
-        self.tools: list[dict[str, Any]] = [_search_tool(shelves), READ_TOOL]
+        listing = ListingTool(
+            DocumentListing(search.database),
+            resources.shelves,
+            self._catalogued,
+            resources.shelves.bound,
+        )
+        self.tools: list[dict[str, Any]] = [_search_tool(shelves), READ_TOOL, listing.definition]
         self._calls: Mapping[str, Callable[[RequestContext, Mapping[str, Any]], dict[str, Any]]]
-        self._calls = {SEARCH: self._search, READ: self._read}
+        self._calls = {SEARCH: self._search, READ: self._read, LIST: listing.call}
+
+    def _catalogued(self) -> bool:
+        """Whether the shelves' first catalog pass is done (or an index from before was
+        there): until then, documents not catalogued yet are missing from every answer."""
+        event = self.resources.catalogued
+        return event is None or event.is_set()
 
     def list(self, ctx: RequestContext, params: PageParams) -> dict[str, Any]:
-        """server/tools "Listing Tools" (one page: there are two)."""
+        """server/tools "Listing Tools" (one page: there are three)."""
         if params.cursor is not None:
             raise wire.McpError(wire.INVALID_PARAMS, "Invalid cursor: the tool list has one page")
         return {"tools": self.tools}
@@ -232,54 +224,53 @@ class ToolService:
             # server/tools "Error Handling": unknown tools are a protocol error (-32602).
             raise wire.McpError(
                 wire.INVALID_PARAMS,
-                f"Unknown tool: {params.name!r}; this server has {SEARCH} and {READ}",
+                f"Unknown tool: {params.name!r}; this server has {SEARCH}, {READ} and {LIST}",
                 {"name": params.name},
             )
         try:
             return call(ctx, params.arguments)
         except ToolInputError as exc:
-            return _tool_error(f"{params.name}: {exc}")
+            return tool_error(f"{params.name}: {exc}")
 
     # -- search_documents ------------------------------------------------------------------
 
     def _search(self, ctx: RequestContext, arguments: Mapping[str, Any]) -> dict[str, Any]:
-        args = _Arguments(arguments, SEARCH_ARGUMENTS)
+        args = Arguments(arguments, SEARCH_ARGUMENTS)
         args.check()
         query = args.string("query", required=True) or ""
-        shelf = args.string("shelf")
-        if shelf is not None and shelf not in self.resources.shelves:
-            known = ", ".join(sorted(self.resources.shelves))
-            raise ToolInputError(f"there is no shelf {shelf!r}; the shelves are: {known}")
+        shelf = args.shelf(self.resources.shelves)
         style = tool_result_style(ctx.features)
+        filters = Filters(
+            shelf,
+            args.string("mime_type"),
+            args.string("path_prefix"),
+            self.resources.shelves.bound(),
+        )
         try:
             hits = self.search.search(
                 query,
-                filters=Filters(shelf, args.string("mime_type"), args.string("path_prefix")),
+                filters=filters,
                 limit=args.integer("limit", 10, 1, MAX_LIMIT),
                 snippet_words=SNIPPET_WORDS[style.compact],
             )
         except InvalidQuery as exc:
             raise ToolInputError(str(exc)) from None
-        structured = {"query": query, "hits": [_hit(h) for h in hits]}
-        summary = (
-            json.dumps(structured, ensure_ascii=False)
-            if style.structured_first
-            else _markdown(query, hits)
+        # Honest search (issue 28): what the answer could not see is part of the answer.
+        unread = what_was_not_read(
+            self.search.database, filters, self.resources.shelves, self._catalogued()
         )
+        structured = {"query": query, "hits": [_hit(h) for h in hits], **unread}
+        notice = unread.get("notice")
         links = [_link(h) for h in hits]
         documents = {h.document_uri: h for h in hits if h.part}
         linked = {h.uri for h in hits}
         links += [_document_link(h) for uri, h in documents.items() if uri not in linked]
-        return {
-            "content": [{"type": "text", "text": summary}, *links],
-            "structuredContent": structured,
-            "isError": False,
-        }
+        return negotiated_result(style, structured, lambda: _markdown(query, hits, notice), links)
 
     # -- read_document ---------------------------------------------------------------------
 
     def _read(self, ctx: RequestContext, arguments: Mapping[str, Any]) -> dict[str, Any]:
-        args = _Arguments(arguments, frozenset({"uri", "format"}))
+        args = Arguments(arguments, frozenset({"uri", "format"}))
         args.check()
         uri = args.string("uri", required=True) or ""
         name = args.string("format")
@@ -292,18 +283,14 @@ class ToolService:
                 ctx, uri, FORMATS[name] if name is not None else default
             )
         except wire.McpError as exc:
-            return _tool_error(_read_failure(uri, exc))
+            return tool_error(_read_failure(uri, exc))
         contents = result["contents"]
         if not contents:
-            return _tool_error(f"read_document: {uri} could not be read in any format")
+            return tool_error(f"read_document: {uri} could not be read in any format")
         return {
-            "content": [{"type": "resource", "resource": _embedded(c)} for c in contents],
+            "content": [{"type": "resource", "resource": embedded_resource(c)} for c in contents],
             "isError": False,
         }
-
-
-def _tool_error(message: str) -> dict[str, Any]:
-    return {"content": [{"type": "text", "text": message}], "isError": True}
 
 
 def _read_failure(uri: str, error: wire.McpError) -> str:
@@ -319,7 +306,7 @@ def _read_failure(uri: str, error: wire.McpError) -> str:
     return f"read_document: {error.message}"
 
 
-def _embedded(content: Mapping[str, Any]) -> dict[str, Any]:
+def embedded_resource(content: Mapping[str, Any]) -> dict[str, Any]:
     """A read's contents entry as an embedded resource (uri, mimeType, text or blob, _meta)."""
     keep = ("uri", "mimeType", "text", "blob", "_meta")
     return {key: content[key] for key in keep if key in content}
@@ -368,10 +355,11 @@ def _document_link(hit: SearchHit) -> dict[str, Any]:
     }
 
 
-def _markdown(query: str, hits: Sequence[SearchHit]) -> str:
-    """The hits as a readable Markdown list."""
+def _markdown(query: str, hits: Sequence[SearchHit], notice: str | None) -> str:
+    """The hits as a readable Markdown list, and what the search could not read."""
+    after = f"\n\n{notice}" if notice else ""
     if not hits:
-        return f"No documents match {query!r}. Try fewer or other words, or a prefix*."
+        return f"No documents match {query!r}. Try fewer or other words, or a prefix*.{after}"
     lines = [f"{len(hits)} result{'s' if len(hits) != 1 else ''} for {query!r}:", ""]
     for number, hit in enumerate(hits, start=1):
         where = f" — {hit.heading}" if hit.heading else ""
@@ -380,4 +368,4 @@ def _markdown(query: str, hits: Sequence[SearchHit]) -> str:
         lines.append(f"   `{hit.uri}`  ")
         if hit.snippet:
             lines.append(f"   {hit.snippet}")
-    return "\n".join(lines)
+    return "\n".join(lines) + after

@@ -25,6 +25,13 @@ META_SERVER_INFO = "io.modelcontextprotocol/serverInfo"
 META_SUBSCRIPTION_ID = "io.modelcontextprotocol/subscriptionId"
 # Our own _meta keys on resources and results.
 META_DOCSHELF = "dev.docshelf/document"
+META_FOLDER = "dev.docshelf/folder"
+# A folder read's children go on past its contents: the cursor of resources/list {uri}.
+META_NEXT_CURSOR = "dev.docshelf/nextCursor"
+
+# SEP-2093 "Resource Contents Metadata and Resource Capabilities" (draft) names no extension
+# id and no opt-in; a client declares this one to get folders and per-resource capabilities.
+EXTENSION_FOLDERS = "dev.docshelf/sep-2093"
 
 # HTTP headers.
 HEADER_SESSION_ID = "mcp-session-id"

@@ -1,7 +1,8 @@
 """MCP over stdio: newline-delimited JSON-RPC on stdin/stdout (2026-07-28 basic/transports/stdio).
 
 Both eras on one stream: an ``initialize`` makes this process a 2025-era
-session; requests carrying the modern ``_meta`` are served statelessly.
+session; requests carrying the modern ``_meta`` are served statelessly. The server
+sends requests of its own on the same stream (``roots/list``: app.mcp.outbound).
 Nothing but MCP messages is written to stdout; logs go to stderr. The server
 exits when stdin reaches end-of-file ("Shutdown"), and only then: a line that
 is not a message gets its JSON-RPC error (or, for a notification, nothing) and
@@ -19,6 +20,8 @@ import anyio.abc
 
 from docshelf.app.mcp import codec, wire
 from docshelf.app.mcp.kernel import Incoming, Kernel, Reply, Stream
+from docshelf.app.mcp.outbound import ClientRequests
+from docshelf.app.mcp.roots import RootsFollower
 from docshelf.app.mcp.sessions import LegacySession, Peer
 
 log = logging.getLogger(__name__)
@@ -28,6 +31,8 @@ class Served(Protocol):
     """What stdio needs of the runtime."""
 
     kernel: Kernel
+    # Started with no shelf: the client's roots are the shelves (app.mcp.roots).
+    roots: RootsFollower | None
 
 
 class StdioConnection:
@@ -41,7 +46,8 @@ class StdioConnection:
         self.output = output
         self.tasks = tasks
         self._session: LegacySession | None = None
-        self._peer = Peer()
+        # The requests we send the client (roots/list) wait here for their answers.
+        self._peer = Peer(outbound=ClientRequests(self.send))
         self._write_lock = anyio.Lock()
 
     # -- the channel ------------------------------------------------------------------------
@@ -130,6 +136,8 @@ async def serve_stdio(served: Served, stdin: BinaryIO, stdout: BinaryIO) -> None
     """Serve until stdin closes. Requests run concurrently; each response is one line."""
     async with anyio.create_task_group() as tasks:
         connection = StdioConnection(served.kernel, stdout, tasks)
+        if served.roots is not None:
+            served.roots.attach(tasks)
         async for line in read_lines(stdin):
             if line is None:
                 tasks.start_soon(connection.refuse_oversized)

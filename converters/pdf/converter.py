@@ -49,7 +49,7 @@ from docshelf.converters.pdf.scanned import pages_needing_ocr
 from docshelf.converters.pdf.text import extract_pages
 from docshelf.converters.textutil import summarize
 
-_PDF_MIME_TYPES = frozenset({APPLICATION_PDF, "application/x-pdf"})
+PDF_MIME_TYPES = frozenset({APPLICATION_PDF, "application/x-pdf"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,7 +67,7 @@ class PdfConverter:
     version = "6"
 
     def accepts(self, source: Source) -> bool:
-        return source.base_mime_type in _PDF_MIME_TYPES or source.extension == ".pdf"
+        return source.base_mime_type in PDF_MIME_TYPES or source.extension == ".pdf"
 
     def convert(self, source: Source) -> ConversionResult:
         data = source.data

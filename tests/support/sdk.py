@@ -11,6 +11,7 @@ from mcp.client import ClientExtension, advertise
 from mcp.client.stdio import StdioServerParameters
 from pydantic import ConfigDict, TypeAdapter
 
+from tests.support import sep2093
 from tests.support.servers import LEGACY, child_env, docshelf_command
 
 
@@ -23,6 +24,17 @@ class MetadataRequest(types.Request[MetadataParams, Literal["resources/metadata"
 
     method: Literal["resources/metadata"] = "resources/metadata"
     params: MetadataParams
+
+
+class FolderListParams(types.PaginatedRequestParams):
+    uri: str
+
+
+class FolderListRequest(types.Request[FolderListParams, Literal["resources/list"]]):
+    """SEP-2093 §4: ``resources/list`` scoped to the children of ``uri``."""
+
+    method: Literal["resources/list"] = "resources/list"
+    params: FolderListParams
 
 
 class MetadataResult(types.Result):
@@ -83,6 +95,19 @@ async def raw_metadata(client: Client, uri: str) -> dict[str, Any]:
     return await raw_result(client, MetadataRequest(params=MetadataParams(uri=uri)))
 
 
+async def raw_folder_list(client: Client, uri: str, cursor: str | None = None) -> dict[str, Any]:
+    """``resources/list {uri}`` (SEP-2093 §4) as a plain JSON object."""
+    params = FolderListParams(uri=uri, cursor=cursor)
+    return await raw_result(client, FolderListRequest(params=params))
+
+
+def folders_extension() -> ClientExtension:
+    """docshelf's SEP-2093 opt-in (``dev.docshelf/sep-2093``, empty settings) as an SDK
+    extension ad: ``initialize`` capabilities in 2025-11-25, every request's ``_meta`` in
+    2026-07-28."""
+    return advertise(sep2093.EXTENSION, {})
+
+
 def content_negotiation(features: list[Any], version: Any = "1.0") -> ClientExtension:
     """The content negotiation SEP's client settings, ``{"version", "features"}``, as an SDK
     extension ad (``initialize`` capabilities in 2025-11-25, every request's ``_meta`` in
@@ -113,6 +138,15 @@ def stdio_client(
         command=command[0], args=command[1:], env=child_env(**(env or {}))
     )
     return Client(params, mode=mode, cache=None, **kwargs)
+
+
+def roots_client(data_dir: str, *args: str, **kwargs: Any) -> Client:
+    """The SDK client, 2025-11-25 (the era of roots), over ``docshelf stdio`` started with no
+    shelf: the roots its ``list_roots_callback`` gives are the shelves. ``args``: more of
+    the command line (``--root DIR`` gives a shelf after all)."""
+    command = docshelf_command("stdio", "--data-dir", data_dir, *args)
+    params = StdioServerParameters(command=command[0], args=command[1:], env=child_env())
+    return Client(params, mode="legacy", cache=None, **kwargs)
 
 
 def as_a_desktop_client(entry: dict[str, Any]) -> Client:

@@ -6,6 +6,10 @@ import json
 import shutil
 from pathlib import Path
 
+from fpdf import FPDF
+
+from docshelf.app.runtime import Runtime
+from docshelf.app.settings import Settings
 from tests.support.paths import FIXTURE_PDF
 
 MARKDOWN = """---
@@ -49,4 +53,51 @@ def make_shelf(root: Path) -> Path:
     )
     (root / "papers" / "broken.pdf").write_bytes(b"%PDF-1.7\n1 0 obj << /Type /Catalog >>\ngarbage")
     (root / ".hidden.md").write_text("# not served\n")
+    return root
+
+
+def catalogued_only(shelf: Path, data: Path) -> None:
+    """Catalog ``shelf`` into ``data`` and convert nothing: every document stays pending, as
+    right after start or an edit (a ``--no-index`` replica then converts only what its
+    reads ask for)."""
+    runtime = Runtime(Settings(shelves=[str(shelf)], data_dir=data, workers=1))
+    runtime.open()
+    try:
+        runtime.indexer.reconcile(wait=False)
+        assert runtime.builder.backlog() > 0
+    finally:
+        runtime.close()
+
+
+def page_mark(number: int) -> str:
+    """The word only page ``number`` of :func:`long_pdf` holds."""
+    return f"pagemark{number:03}"
+
+
+def long_pdf(pages: int) -> bytes:
+    """A PDF of ``pages`` pages of about 1.5 KB of text each; page N opens with "Chapter N"
+    and holds :func:`page_mark` of N, so what a reader got can be told page by page."""
+    pdf = FPDF(format="A4")
+    pdf.set_auto_page_break(False)
+    pdf.set_font("Helvetica", size=10)
+    filler = (
+        "The shelf keeps every document it is given, and a reader asks for the parts "
+        "that matter to the question at hand. "
+    ) * 12
+    for number in range(1, pages + 1):
+        pdf.add_page()
+        pdf.set_y(60)  # below the band where the converter drops lines repeated as running heads
+        pdf.multi_cell(170, 5, f"Chapter {number}. {page_mark(number)} {filler}")
+    return bytes(pdf.output())
+
+
+def make_notes(root: Path, count: int, *, word: str, folders: int = 10) -> Path:
+    """``count`` small Markdown notes in ``folders`` folders, ``word`` in the body of every
+    one and in no title or path (titles are "Note N", paths ``folder-F/note-N.md``)."""
+    for number in range(count):
+        folder = root / f"folder-{number % folders}"
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / f"note-{number:05}.md").write_text(
+            f"# Note {number}\n\nThe {word} of the harbour was lit at dusk on day {number}.\n"
+        )
     return root

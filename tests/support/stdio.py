@@ -6,12 +6,13 @@ import json
 import queue
 import subprocess
 import threading
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import IO, Any
 
-from tests.support.servers import child_env, docshelf_command, modern_meta
+from tests.support.servers import CLIENT_INFO, LEGACY, child_env, docshelf_command, modern_meta
 
 
 class RawStdio:
@@ -33,6 +34,17 @@ class RawStdio:
     def log(self) -> str:
         """What the server wrote to stderr so far (its logs)."""
         return b"".join(self._stderr).decode(errors="replace")
+
+    def log_with(self, *lines: str, timeout: float = 10) -> str:
+        """The log once it holds every one of ``lines``: a line is read from the pipe by a
+        thread, and a line logged while a request was answered may still be on its way."""
+        deadline = time.monotonic() + timeout
+        while not all(line in (log := self.log()) for line in lines):
+            if time.monotonic() > deadline:
+                missing = [line for line in lines if line not in log]
+                raise AssertionError(f"not logged in {timeout}s: {missing}\n{log[-4000:]}")
+            time.sleep(0.05)
+        return log
 
     def send_line(self, line: bytes) -> None:
         assert self.process.stdin is not None
@@ -80,6 +92,39 @@ class RawStdio:
         )
         return self.response(request_id)
 
+    def initialize(self, capabilities: dict[str, Any]) -> dict[str, Any]:
+        """A 2025-11-25 session with ``capabilities``, initialized; the initialize response."""
+        request_id = self.next_id()
+        params = {
+            "protocolVersion": LEGACY,
+            "capabilities": capabilities,
+            "clientInfo": CLIENT_INFO,
+        }
+        self.send({"jsonrpc": "2.0", "id": request_id, "method": "initialize", "params": params})
+        answer = self.response(request_id)
+        self.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+        return answer
+
+    def legacy(self, method: str, params: dict[str, Any] | None = None) -> dict[str, Any]:
+        """A request of the session :meth:`initialize` started, and its response (what the
+        server sends meanwhile — notifications, requests of its own — is skipped)."""
+        request_id = self.next_id()
+        message: dict[str, Any] = {"jsonrpc": "2.0", "id": request_id, "method": method}
+        if params is not None:
+            message["params"] = params
+        self.send(message)
+        while True:
+            answer = self.receive()
+            if "method" not in answer and answer.get("id") == request_id:
+                return answer
+
+    def server_request(self, timeout: float = 30) -> dict[str, Any]:
+        """The next request the server sends (a message with a method and an id)."""
+        while True:
+            message = self.receive(timeout)
+            if "method" in message and "id" in message:
+                return message
+
     def assert_serving(self) -> None:
         """The process is alive and answers a request."""
         exited = self.process.poll()
@@ -91,15 +136,24 @@ class RawStdio:
 @contextmanager
 def stdio_process(shelf: Path, data_dir: Path, *args: str) -> Iterator[RawStdio]:
     """``docshelf stdio`` over an indexed shelf (not indexing, not watching: fast to start)."""
-    command = docshelf_command(
-        "stdio", "--root", str(shelf), "--data-dir", str(data_dir), "--no-index", "--no-watch"
-    )
+    with raw_stdio(
+        "--root", str(shelf), "--data-dir", str(data_dir), "--no-index", "--no-watch", *args
+    ) as process:
+        yield process
+
+
+@contextmanager
+def raw_stdio(*args: str, preexec_fn: Callable[[], None] | None = None) -> Iterator[RawStdio]:
+    """``docshelf stdio ARGS`` (with no shelf among them: its client's roots are its shelves).
+
+    ``preexec_fn``: run in the child before it starts (``tests.support.permissions``)."""
     process = subprocess.Popen(
-        [*command, *args],
+        docshelf_command("stdio", *args),
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         env=child_env(),
+        preexec_fn=preexec_fn,
     )
     try:
         yield RawStdio(process)
