@@ -80,6 +80,12 @@ def _shelf_options(parser: argparse.ArgumentParser) -> None:
         "or at index time (eager) (env DOCSHELF_RENDER)",
     )
     group.add_argument(
+        "--no-ignore-files",
+        action="store_true",
+        help="serve what .gitignore and .docshelfignore files exclude too (they are honoured "
+        "by default, at any depth of a shelf) (env DOCSHELF_IGNORE_FILES=false)",
+    )
+    group.add_argument(
         "--log-level", choices=["debug", "info", "warning", "error"], help="default info"
     )
 
@@ -310,6 +316,8 @@ def flag_overrides(args: argparse.Namespace) -> dict[str, Any]:
         overrides["watch"] = False
     if getattr(args, "no_convert", False):
         overrides["convert"] = False
+    if getattr(args, "no_ignore_files", False):
+        overrides["ignore_files"] = False
     return overrides
 
 

@@ -70,6 +70,8 @@ def stdio_args(settings: Settings) -> list[str]:
         args.append("--no-index")
     if not settings.watch:
         args.append("--no-watch")
+    if not settings.ignore_files:
+        args.append("--no-ignore-files")
     return args
 
 

@@ -36,13 +36,14 @@ from docshelf.storage.conversion import ConversionPool
 from docshelf.storage.database import Database
 from docshelf.storage.events import EventBus
 from docshelf.storage.garbage import OrphanSweeper
+from docshelf.storage.ignore_files import IgnoreRules
 from docshelf.storage.indexer import Indexer, IndexReport
 from docshelf.storage.jobs import JobRunner
 from docshelf.storage.leases import Leases
 from docshelf.storage.live_shelves import LiveShelves
 from docshelf.storage.search import SearchIndex
 from docshelf.storage.sessions import SessionTable
-from docshelf.storage.shelves import IgnoreRules, ShelfSet, make_shelves
+from docshelf.storage.shelves import ShelfSet, make_shelves
 from docshelf.storage.store import open_store
 from docshelf.storage.watcher import ShelfWatcher
 
@@ -137,7 +138,7 @@ class Runtime:
         limit_arenas(settings.malloc_arenas)
         fix_mmap_threshold(settings.malloc_mmap_threshold)
         self.settings = settings
-        ignore = IgnoreRules(tuple(settings.ignore))
+        ignore = IgnoreRules(tuple(settings.ignore), files=settings.ignore_files)
         # No shelf given: a stdio server serves its client's roots (app.mcp.roots), so its
         # set of shelves changes while serving. One set, shared by every part below.
         self.follows_roots = not settings.shelves and settings.index_on_start

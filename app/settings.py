@@ -14,8 +14,8 @@ from pydantic import Field, field_validator, model_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 from docshelf.app.negotiation import Features, parse_default_features
+from docshelf.storage.ignore_files import DEFAULT_IGNORE
 from docshelf.storage.s3 import S3Location, is_s3_url
-from docshelf.storage.shelves import DEFAULT_IGNORE
 from docshelf.storage.store import StoreSpec, folder_of
 from docshelf.storage.uris import is_valid_shelf_name, shelf_name_for
 
@@ -61,6 +61,11 @@ class Settings(BaseSettings):
     allowed_hosts: Annotated[list[str], NoDecode] = Field(default_factory=list)
     page_size: int = Field(100, ge=1, le=10_000)
     ignore: Annotated[list[str], NoDecode] = Field(default_factory=lambda: list(DEFAULT_IGNORE))
+    ignore_files: bool = Field(
+        True,
+        description="honour .gitignore and .docshelfignore files at any depth of a shelf "
+        "shelf (gitignore rules): what they exclude is not listed, watched or converted",
+    )
     workers: int = Field(2, ge=1, le=64, description="conversion worker processes")
     convert_timeout: float = Field(120.0, gt=0, description="seconds one file may take to convert")
     read_wait: float = Field(

@@ -18,13 +18,18 @@ stops at the read limit. The server never writes to a bucket shelf (DESIGN D8).
 from __future__ import annotations
 
 import errno
+import logging
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from docshelf.storage.ignore_files import MAX_IGNORE_FILE, IgnoreRules, scope_for, served
 from docshelf.storage.s3 import S3Location, error_code, error_text, is_missing, s3_client
-from docshelf.storage.shelves import FileBytes, IgnoreRules, OutsideShelf, Seen
+from docshelf.storage.shelves import FileBytes, OutsideShelf, Seen
+from docshelf.storage.uris import printable
+
+log = logging.getLogger(__name__)
 
 LIST_PAGE = 1000  # keys per ListObjectsV2 request: S3's largest page
 _CHUNK = 1 << 20
@@ -53,6 +58,7 @@ class BucketShelf:
     bucket: S3Location
     ignore: IgnoreRules = field(default_factory=IgnoreRules)
     page_size: int | None = None  # None: LIST_PAGE
+    _said: set[tuple[str, str]] = field(default_factory=set, compare=False, repr=False)
 
     @property
     def location(self) -> str:
@@ -93,23 +99,31 @@ class BucketShelf:
             Prefix=prefix,
             PaginationConfig={"PageSize": self.page_size or LIST_PAGE},
         )
+        listed = []
         for page in pages:
             for item in page.get("Contents", ()):
                 relative = self.bucket.relative(item["Key"])
-                if not relative or relative.endswith("/") or self.ignore.ignores(relative):
-                    continue  # the prefix itself, a folder marker, or an ignored name
+                if not relative or relative.endswith("/"):
+                    continue  # the prefix itself, or a folder marker
                 seen = Seen(int(item["Size"]), _mtime_ns(item["LastModified"]), _etag(item["ETag"]))
-                yield relative, seen
+                listed.append((relative, seen))
+        # Judged once listed: the ignore files of a folder may come after its other keys.
+        yield from served(self, listed, under)
 
     def look(self, relative_path: str) -> Seen | None:
         """The object at ``relative_path`` (HEAD), or None if there is none (or the name is
         ignored or not a plain path). Other errors raise: an object is never taken for
         gone (and its document removed) because the store did not answer."""
-        if self.ignore.ignores(relative_path) or relative_path.endswith("/"):
+        if relative_path.endswith("/"):
             return None
         try:
             key = self._key(relative_path)
         except OutsideShelf:
+            return None
+        if self.ignore.ignores(relative_path):
+            return None
+        scope = scope_for(self, relative_path)  # a GET for each ignore file above it
+        if scope is None or self.ignore.ignores(relative_path, scope):
             return None
         try:
             head = self._client.head_object(Bucket=self.bucket.bucket, Key=key)
@@ -122,6 +136,24 @@ class BucketShelf:
         return Seen(
             int(head["ContentLength"]), _mtime_ns(head["LastModified"]), _etag(head.get("ETag"))
         )
+
+    def ignore_file(self, relative_path: str) -> bytes | None:
+        """An ignore file's bytes (storage.ignore_files); None when there is no such object."""
+        try:
+            return self.read(relative_path, limit=MAX_IGNORE_FILE).data
+        except FileNotFoundError:
+            return None
+
+    def cannot_read_ignore_files(self, folder: str, error: OSError) -> None:
+        if (folder, str(error)) not in self._said:  # once, not at every listing
+            self._said.add((folder, str(error)))
+            log.warning(
+                "shelf %s: cannot read the ignore files of folder %s (%s): its objects are "
+                "not served until they can be read, or are removed",
+                self.name,
+                printable(folder) if folder else "(its root)",
+                error.strerror or error,
+            )
 
     def is_folder(self, relative_path: str) -> bool:
         """Whether any object's key continues ``relative_path/`` (a folder, as S3 has none)."""

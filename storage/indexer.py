@@ -207,11 +207,21 @@ class Indexer:
     ) -> IndexReport:
         """Catalog just ``paths`` (relative files or folders) on one shelf, e.g. for the watcher.
 
+        An ignore file among ``paths`` (``.gitignore``, ``.docshelfignore``) stands for the
+        folder it governs too: that folder's subtree is walked again, so what it now
+        excludes leaves the index as a deleted file does and what it no longer excludes
+        comes back — the whole shelf for the root's, else only that subtree.
+
         ``listed``: what a listing just found (storage.bucket_poll); ``paths`` are then
         documents, not folders, and one absent from it is gone — no second look at each.
         """
         shelf = self.shelves[shelf_name]
         paths = list(paths)
+        if listed is None:
+            governed = {shelf.ignore.governed(path) for path in paths} - {None}
+            if "" in governed:  # the root's ignore files: every path may have changed
+                return self.reconcile([shelf_name], force=force, wait=wait)
+            paths = sorted({*paths, *(folder for folder in governed if folder)})
         with self._lock_of(shelf_name), self.builder.held():
             on_disk: dict[str, Seen] = {}
             prefixes = tuple(p.rstrip("/") + "/" for p in paths) if listed is None else ()

@@ -17,22 +17,27 @@ from __future__ import annotations
 
 import contextlib
 import errno
-import fnmatch
 import logging
 import os
 import stat
 import threading
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 from typing import Protocol
 
+from docshelf.storage.ignore_files import (
+    MAX_IGNORE_FILE,
+    NO_IGNORE_FILES,
+    IgnoreRules,
+    IgnoreScope,
+    entering,
+    scope_for,
+)
 from docshelf.storage.s3 import S3Location, is_s3_url
 from docshelf.storage.uris import is_valid_shelf_name, printable
 
 log = logging.getLogger(__name__)
-
-DEFAULT_IGNORE = (".*", "~$*", "*.tmp", "*.swp", "*~")
 
 _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 # O_NONBLOCK: opening a FIFO or a device must never wait for a writer.
@@ -109,20 +114,6 @@ class AnyShelf(Protocol):
         """Raise ValueError, in one line, if this process cannot list the shelf."""
 
 
-@dataclass(frozen=True, slots=True)
-class IgnoreRules:
-    """Glob patterns matched against every component of a relative path."""
-
-    patterns: tuple[str, ...] = DEFAULT_IGNORE
-
-    def ignores(self, relative_path: str) -> bool:
-        return any(
-            fnmatch.fnmatchcase(part, pattern)
-            for part in PurePosixPath(relative_path).parts
-            for pattern in self.patterns
-        )
-
-
 def _open_beneath(root_fd: int, parts: Sequence[str]) -> int:
     """Open ``parts`` under the directory ``root_fd`` with no symlink followed anywhere."""
     if len(parts) == 1:  # a file at the top of the shelf: nothing to walk
@@ -190,36 +181,57 @@ _ROOTS = _RootDirectories()
 class _UnreadableFolders:
     """The folders this process has said it cannot read, so that each is said once.
 
-    A walk skips a folder it cannot list (or whose entries it cannot look at), and with
-    it every file inside: those are not served, and the operator is told so — once per
-    folder, not at every pass and watcher batch. A folder read whole again is forgotten,
-    so breaking it again is said again.
+    A walk skips a folder it cannot list (or whose entries it cannot look at, or whose
+    ignore files it cannot read), and with it every file inside: those are not served,
+    and the operator is told so — once per folder, not at every pass and watcher batch.
+    A folder read whole again is forgotten, so breaking it again is said again.
     """
 
     def __init__(self) -> None:
-        self._said: set[tuple[Path, Path]] = set()
+        self._said: set[tuple[Path, Path, str]] = set()
         self._lock = threading.Lock()
 
     def cannot_read(self, shelf: Shelf, folder: Path, error: OSError) -> None:
+        self._say(
+            shelf,
+            folder,
+            error,
+            "folder",
+            "cannot read folder %s (%s): its files are not served until %s can list and "
+            "enter it (chmod o+rX, or a group it is in)",
+        )
+
+    def cannot_read_ignore_file(self, shelf: Shelf, folder: Path, error: OSError) -> None:
+        """An ignore file that exists but cannot be read: its folder is not served (what
+        it would have excluded must not be served for want of reading it)."""
+        self._say(
+            shelf,
+            folder,
+            error,
+            "ignore files",
+            "cannot read the ignore files of folder %s (%s): its files are not served "
+            "until %s can read them, or they are removed",
+        )
+
+    def _say(self, shelf: Shelf, folder: Path, error: OSError, what: str, message: str) -> None:
         with self._lock:
-            if (shelf.root, folder) in self._said:
+            if (shelf.root, folder, what) in self._said:
                 return
-            self._said.add((shelf.root, folder))
+            self._said.add((shelf.root, folder, what))
         relative = folder.relative_to(shelf.root).as_posix()
-        reason = (error.strerror or str(error)).lower()
         log.warning(
-            "shelf %s: cannot read folder %s (%s): its files are not served until %s can "
-            "list and enter it (chmod o+rX, or a group it is in)",
+            "shelf %s: " + message,
             shelf.name,
             printable(relative) if relative != "." else "(its root)",
-            reason,
+            (error.strerror or str(error)).lower(),
             this_process(),
         )
 
     def read(self, shelf: Shelf, folder: Path) -> None:
         if self._said:  # an unlocked look first: almost always empty
             with self._lock:
-                self._said.discard((shelf.root, folder))
+                self._said.discard((shelf.root, folder, "folder"))
+                self._said.discard((shelf.root, folder, "ignore files"))
 
 
 _UNREADABLE = _UnreadableFolders()
@@ -320,7 +332,7 @@ class Shelf:
     def look(self, relative_path: str) -> Seen | None:
         """A fresh look at one path: its size and mtime if it is a regular file on the
         shelf and not ignored, else None (gone, a loop, outside, not a file)."""
-        if self.ignore.ignores(relative_path):
+        if self.ignores(relative_path, is_dir=False):
             return None
         try:
             info = os.stat(self.locate(relative_path))
@@ -349,24 +361,94 @@ class Shelf:
         except ValueError:
             return None
 
+    # -- what is ignored ------------------------------------------------------------------
+
+    def ignores(
+        self,
+        relative_path: str,
+        *,
+        is_dir: bool | None = None,
+        scopes: dict[str, IgnoreScope | None] | None = None,
+    ) -> bool:
+        """Whether the shelf does not serve ``relative_path``: a name the patterns exclude,
+        a path the ignore files in force exclude, or one below a folder that is ignored
+        (or whose ignore files cannot be read). ``is_dir`` None: looked up on disk;
+        ``scopes``: see :func:`~storage.ignore_files.scope_for`.
+
+        What :meth:`look` and the watcher ask of one path; :meth:`walk` asks the same
+        :meth:`IgnoreRules.ignores` of each entry with the scope it built on the way down.
+        """
+        try:
+            self._parts(relative_path)
+        except OutsideShelf:
+            return True
+        if self.ignore.ignores(relative_path):  # the patterns alone: no file read
+            return True
+        scope = scope_for(self, relative_path, scopes)
+        if scope is None:
+            return True
+        if is_dir is None:
+            try:
+                is_dir = stat.S_ISDIR(os.lstat(os.path.join(self.root, relative_path)).st_mode)
+            except (OSError, ValueError):
+                is_dir = False  # gone: a folder pattern cannot tell, and nothing is there
+        return self.ignore.ignores(relative_path, scope, is_dir=is_dir)
+
+    def following(self, relative_paths: Iterable[str]) -> list[str]:
+        """Of the paths a batch of changes names, those that can change what the shelf
+        serves: paths it does not ignore, and ignore files of folders it does not ignore.
+        Each folder's ignore files are read once for the whole batch."""
+        scopes: dict[str, IgnoreScope | None] = {}
+        kept = []
+        for path in relative_paths:
+            folder = self.ignore.governed(path)
+            if (
+                folder is not None
+                and (folder == "" or not self.ignores(folder, is_dir=True, scopes=scopes))
+            ) or not self.ignores(path, scopes=scopes):
+                kept.append(path)
+        return kept
+
+    def ignore_file(self, relative_path: str) -> bytes | None:
+        """An ignore file's bytes (storage.ignore_files), read through :meth:`open`: no
+        symlink out of the shelf, no FIFO to block on. None when none is there, or what is
+        there is a folder or a FIFO: no ignore file. Other errors raise."""
+        if not os.path.lexists(os.path.join(self.root, relative_path)):
+            return None
+        try:
+            return self.read(relative_path, limit=MAX_IGNORE_FILE).data
+        except (FileNotFoundError, NotRegularFile):
+            return None
+
+    def cannot_read_ignore_files(self, folder: str, error: OSError) -> None:
+        _UNREADABLE.cannot_read_ignore_file(self, self.root / folder, error)
+
+    # -- listing --------------------------------------------------------------------------
+
     def walk(self, under: str | None = None) -> Iterator[tuple[str, Seen]]:
         """Relative POSIX paths of the regular files on the shelf with their size and mtime.
 
-        ``under``: only that folder's files (a watcher batch naming a new folder).
-        Ignored names are skipped. Directory symlinks are not followed (no loops,
-        no escapes); file symlinks are kept only when their target stays inside
-        the root. A name that cannot be read is skipped, never fatal; a folder that
-        cannot be read is skipped and said once (:class:`_UnreadableFolders`).
+        ``under``: only that folder's files (a watcher batch naming a new folder, or a
+        folder whose ignore file changed). Ignored names are skipped and ignored folders
+        never entered (:meth:`ignores`; each folder's ignore files are read as the walk
+        enters it). Directory symlinks are not followed (no loops, no escapes); file
+        symlinks are kept only when their target stays inside the root. A name that
+        cannot be read is skipped, never fatal; a folder that cannot be read, or whose
+        ignore files cannot be, is skipped and said once (:class:`_UnreadableFolders`).
         """
-        start = self.root
+        start, scope = self.root, NO_IGNORE_FILES
         if under is not None:
             start = self.root / under
             # Not through a symlink anywhere on the way (the walk never follows one).
             if os.path.realpath(start) != str(start) or not start.is_dir():
                 return
-        stack = [start]
+            above = scope_for(self, under)
+            if above is None or self.ignore.ignores(under, above, is_dir=True):
+                return
+            scope = above
+        stack = [(start, scope)]
         while stack:
-            directory = stack.pop()
+            directory, scope = stack.pop()
             try:
                 with os.scandir(directory) as scan:
                     entries = sorted(scan, key=lambda e: e.name)
@@ -375,19 +457,28 @@ class Shelf:
             except OSError as exc:
                 _UNREADABLE.cannot_read(self, directory, exc)
                 continue
+            folder = directory.relative_to(self.root).as_posix()
+            folder = "" if folder == "." else folder
+            try:
+                scope = entering(self, folder, scope, {entry.name for entry in entries})
+            except OSError as exc:
+                _UNREADABLE.cannot_read_ignore_file(self, directory, exc)
+                continue
+            prefix = folder + "/" if folder else ""
             denied: OSError | None = None  # listed, but not entered (r without x)
             for entry in entries:
-                relative = Path(entry.path).relative_to(self.root).as_posix()
-                if self.ignore.ignores(relative):
-                    continue
+                relative = prefix + entry.name
                 try:
+                    is_dir = entry.is_dir(follow_symlinks=False)
+                    if self.ignore.ignores(relative, scope, is_dir=is_dir):
+                        continue
                     if entry.is_symlink():
                         self.locate(relative)
                         info = os.stat(entry.path)
                         if stat.S_ISREG(info.st_mode):
                             yield relative, Seen(info.st_size, info.st_mtime_ns)
-                    elif entry.is_dir(follow_symlinks=False):
-                        stack.append(Path(entry.path))
+                    elif is_dir:
+                        stack.append((Path(entry.path), scope))
                     elif entry.is_file(follow_symlinks=False):
                         info = entry.stat(follow_symlinks=False)
                         yield relative, Seen(info.st_size, info.st_mtime_ns)

@@ -5,6 +5,8 @@ once the folder has been quiet for ``debounce_ms``. Each folder shelf has its ow
 watch, whose batches go to :meth:`Indexer.refresh` for that shelf, which publishes
 what changed on the event bus. A rename arrives as a delete plus an add; a deleted
 folder arrives as its path, which ``refresh`` expands to every document under it.
+Changes to ignored paths are dropped here (:meth:`Shelf.following`), all but those to an
+ignore file, which ``refresh`` turns into a new walk of the folder that file governs.
 """
 
 from __future__ import annotations
@@ -116,8 +118,10 @@ class ShelfWatcher:
         if any(path.is_relative_to(p) for p in self.ignore_under):
             return None
         relative = shelf.relative(path)
-        if relative is None or relative == "." or shelf.ignore.ignores(relative):
+        if relative is None or relative == ".":
             return None
+        if shelf.ignore.ignores(relative) and shelf.ignore.governed(relative) is None:
+            return None  # the patterns alone rule it out (.git): no file is read
         return relative
 
     def handle(self, shelf: Shelf, changes: set[tuple[watchfiles.Change, str]]) -> None:
@@ -131,6 +135,9 @@ class ShelfWatcher:
             return  # nothing of ours, or the shelf was removed while the batch waited
         started = time.perf_counter()
         try:
+            paths = set(shelf.following(paths))  # the ignore files' verdict, read once
+            if not paths:
+                return  # only ignored paths changed: no event
             report = self.indexer.refresh(shelf.name, sorted(paths))
         except Exception:  # one bad batch must not stop the watcher
             log.exception("refreshing %d paths on shelf %s failed", len(paths), shelf.name)

@@ -27,9 +27,10 @@ from docshelf.converters.detect import HEAD_BYTES
 from docshelf.storage import bucket_shelf, s3
 from docshelf.storage.bucket_shelf import BucketShelf
 from docshelf.storage.conversion import ConversionOutcome, ConversionTask, convert_file
+from docshelf.storage.ignore_files import IgnoreRules
 from docshelf.storage.models import Document
 from docshelf.storage.s3 import S3Location
-from docshelf.storage.shelves import IgnoreRules, Seen, make_shelves
+from docshelf.storage.shelves import Seen, make_shelves
 from tests.support.object_store import SeaweedServer
 from tests.support.servers import child_env, run_docshelf
 
@@ -348,3 +349,32 @@ def test_a_bucket_that_cannot_be_listed_stops_docshelf_in_one_line(
         "specified bucket does not exist); check the bucket name, and the AWS_* credentials, "
         "region and endpoint this process has"
     )
+
+
+def test_ignore_files_in_a_bucket_apply_as_on_disk_and_each_listing_follows_them(
+    s3_server: SeaweedServer, bucket: str, runtime: Runtime
+) -> None:
+    # Issue 28, item 5: a bucket synced from a project folder carries its .gitignore files.
+    [shelf] = runtime.poller.shelves
+    for key in ("a.md", "b.log", "sub/c.md", "sub/d.md", "build/x.md"):
+        put(s3_server, bucket, f"p/{key}", b"# doc\n")
+    put(s3_server, bucket, "p/.gitignore", b"*.log\nbuild/\n")
+    put(s3_server, bucket, "p/sub/.docshelfignore", b"d.md\n")
+    gets = calls("GetObject")
+    runtime.poller.poll(shelf)
+    assert set(rows(runtime)) == {"a.md", "sub/c.md"}
+    # One GET for each ignore file the listing found, and the ranged GETs of new documents.
+    assert sorted(g["Key"] for g in gets if "Range" not in g) == [
+        "p/.gitignore",
+        "p/sub/.docshelfignore",
+    ]
+    assert shelf.look("sub/d.md") is None and shelf.look("build/x.md") is None
+    assert shelf.look("sub/c.md") is not None
+
+    put(s3_server, bucket, "p/.gitignore", b"*.log\nbuild/\nsub/\n")  # now ignored: gone
+    report = runtime.poller.poll(shelf)
+    assert report is not None and report.changes.removed == {"docshelf://docs/sub/c.md"}
+
+    s3_server.client().delete_object(Bucket=bucket, Key="p/.gitignore")  # back, but d.md
+    runtime.poller.poll(shelf)
+    assert set(rows(runtime)) == {"a.md", "b.log", "sub/c.md", "build/x.md"}

@@ -55,7 +55,8 @@ from docshelf.app.desktop_clients import CLIENTS, WINDOWS
 from docshelf.app.desktop_config import DESKTOP_DEFAULT_FEATURES, desktop_config
 from docshelf.app.launcher import docshelf_command
 from docshelf.app.settings import Settings
-from docshelf.storage.shelves import IgnoreRules, make_shelves
+from docshelf.storage.ignore_files import IgnoreRules
+from docshelf.storage.shelves import make_shelves
 from tests.support.markdown import fenced_blocks
 from tests.support.markdown import section as markdown_section
 from tests.support.paths import REPO
