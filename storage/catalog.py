@@ -138,21 +138,22 @@ _AT_PATHS = select(*_COLUMNS).where(
     Document.shelf == bindparam("shelf"), Document.path.in_(bindparam("paths", expanding=True))
 )
 _AT_PATHS_WITH_FACTS = _AT_PATHS.add_columns(Document.facts)
-_PATHS = (
-    select(Document.path)
-    .where(
+
+
+def _path_range(postgres: bool) -> tuple[Select[Any], Select[Any]]:
+    """The paths of a shelf from ``low`` up to ``high``, and their count. Byte order on
+    both engines: under PostgreSQL's language collations "a/b" sorts between "a-c" and
+    "ab", so a prefix is a range only of ``path COLLATE "C"`` (its index: migration 0014)."""
+    path = Document.path.collate("C") if postgres else Document.path
+    where = (
         Document.shelf == bindparam("shelf"),
-        Document.path >= bindparam("low"),
-        Document.path < bindparam("high"),
+        path >= bindparam("low"),
+        path < bindparam("high"),
     )
-    .order_by(Document.path)
-    .limit(bindparam("limit"))
-)
-_PATH_COUNT = select(func.count(Document.id)).where(
-    Document.shelf == bindparam("shelf"),
-    Document.path >= bindparam("low"),
-    Document.path < bindparam("high"),
-)
+    paths = select(Document.path).where(*where).order_by(path).limit(bindparam("limit"))
+    return paths, select(func.count(Document.id)).where(*where)
+
+
 # Above every character a path can hold: the upper bound of a prefix range.
 _PAST_PREFIX = "\U0010ffff"
 
@@ -223,6 +224,7 @@ class Catalog:
         self._cache: OrderedDict[str, tuple[int, DocumentRecord | None]] = OrderedDict()
         self._cache_generation = 0  # the generation every entry in the cache was read under
         self._cache_lock = threading.Lock()
+        self._paths, self._path_count = _path_range(database.engine.dialect.name == "postgresql")
 
     @property
     def cached(self) -> int:
@@ -324,8 +326,8 @@ class Catalog:
         many there are in all (a range scan of the (shelf, path) index, no LIKE escaping)."""
         params = {"shelf": shelf, "low": prefix, "high": prefix + _PAST_PREFIX, "limit": limit}
         with self.database.engine.connect() as connection:
-            paths = list(connection.scalars(_PATHS, params))
-            total = len(paths) if len(paths) < limit else connection.scalar(_PATH_COUNT, params)
+            paths = list(connection.scalars(self._paths, params))
+            total = len(paths) if len(paths) < limit else connection.scalar(self._path_count, params)
         return paths, int(total or 0)
 
     def count(self) -> int:

@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 from sqlalchemy import delete, text
 
 from bench.bench_folders import add_documents
+from docshelf.storage.catalog import Catalog
 from docshelf.storage.database import Database
 from docshelf.storage.events import ChangeSet
 from docshelf.storage.folders import Child, FolderIndex, folders_touched
@@ -161,6 +162,10 @@ def test_a_language_collation_does_not_break_folders_on_postgresql(
         for prefix in folders_of(tree):
             assert listed(index, prefix, 2) == expected_children(tree, prefix)
         assert index.count(SHELF, "a/", 100) == 2
+        # Completion's path ranges (resource template paths, prompt URIs) compare bytes too.
+        catalog = Catalog(database)
+        assert catalog.paths(SHELF, "a/", 100) == (["a/b.md", "a/c/d.md"], 2)
+        assert catalog.paths(SHELF, "a", 3) == (["a-c.md", "a.md", "a/b.md"], 7)
     finally:
         database.dispose()
         postgres_server.drop(url)
