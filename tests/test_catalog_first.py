@@ -111,6 +111,8 @@ def test_a_document_edited_while_queued_ends_up_with_its_new_content(tmp_path: P
         client.close()
 
 
+# 70 s of killed and restarted servers, too long for the README's ten minutes: .ci/run runs it.
+@pytest.mark.slow
 def test_kill_9_during_background_conversion_loses_nothing(tmp_path: Path) -> None:
     shelf = _markdown_shelf(tmp_path / "shelf", 800)
     data = tmp_path / "data"

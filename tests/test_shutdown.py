@@ -115,6 +115,7 @@ def test_stdio_stops_within_seconds_mid_conversion(
     assert "Traceback" not in log, log[-3000:]
 
 
+@pytest.mark.slow  # 42 s of a backlog abandoned and finished; .ci/run runs it
 def test_a_restart_after_a_signal_finishes_what_was_abandoned(
     busy_shelf: Path, tmp_path: Path
 ) -> None:
