@@ -25,8 +25,10 @@ from sqlalchemy import Connection, bindparam, delete, insert, text
 from sqlalchemy.orm import Session
 
 from docshelf.converters.base import Segment
+from docshelf.storage import search_postgres
 from docshelf.storage.database import Database
 from docshelf.storage.models import SearchPart
+from docshelf.storage.search_postgres import TS_CONFIG
 
 NAME_ROW, CONTENT_ROW = 0, 1
 MAX_LIMIT = 50
@@ -34,8 +36,6 @@ MAX_QUERY_CHARS = 500
 MAX_TERMS = 16
 # Hits per document in one answer: ten sections of one manual crowd out the other documents.
 PER_DOCUMENT = 3
-# PostgreSQL's text search configuration (migration 0007): English, diacritics folded.
-TS_CONFIG = "docshelf"
 HIGHLIGHT = ("**", "**")  # Markdown bold: readable for models and people alike
 ELLIPSIS = "…"
 
@@ -114,7 +114,7 @@ class Filters:
     # The shelves a server keeps to (ShelfSet.bound: a stdio server's roots), None: all.
     served: tuple[str, ...] | None = None
 
-    def where(self) -> tuple[str, dict[str, Any]]:
+    def where(self, dialect: str = "sqlite") -> tuple[str, dict[str, Any]]:
         clauses: list[str] = []
         params: dict[str, Any] = {}
         if self.shelf is not None:
@@ -129,13 +129,21 @@ class Filters:
         if self.mime_type is not None:
             clauses.append("d.mime_type = :mime_type")
             params["mime_type"] = self.mime_type
-        if self.path_prefix:
+        if self.path_prefix and dialect == "postgresql":
+            # Case-sensitive there, and the path index (migration 0017) serves it: the
+            # planner reads the folder's documents, and knows about how many there are.
+            clauses.append("d.path LIKE :path_pattern")
+            params["path_pattern"] = _LIKE_SPECIAL.sub(r"\\\1", self.path_prefix) + "%"
+        elif self.path_prefix:
             # The path's own first characters, not LIKE: SQLite's LIKE ignores ASCII case
             # (PostgreSQL's does not), and a path is case-sensitive, as in the URIs.
             clauses.append("substr(d.path, 1, :path_prefix_length) = :path_prefix")
             params["path_prefix"] = self.path_prefix
             params["path_prefix_length"] = len(self.path_prefix)
         return "".join(f" AND {clause}" for clause in clauses), params
+
+
+_LIKE_SPECIAL = re.compile(r"([\\%_])")  # escaped with a backslash, LIKE's default escape
 
 
 _HIT_COLUMNS = "d.uri, p.part, d.shelf, d.path, d.title, d.mime_type, p.kind, p.title AS heading"
@@ -178,7 +186,7 @@ class SearchIndex:
         limit: int,
         snippet_words: int,
     ) -> list[SearchHit]:
-        where, params = filters.where()
+        where, params = filters.where(self.dialect)
         # Enough candidates that the per-document cap still leaves ``limit`` hits.
         params["candidates"] = limit * PER_DOCUMENT
         if self.dialect == "sqlite":
@@ -211,33 +219,19 @@ class SearchIndex:
                 JOIN search_parts p ON p.id = ranked.id
                 JOIN documents d ON d.id = p.document_id
                 ORDER BY ranked.rank, d.path, p.part"""
+            rows = connection.execute(text(sql), params).all()
         else:
             pieces, query_params = tsquery(terms)
             params.update(query_params)
-            query_sql = "(" + (" && " if every else " || ").join(pieces) + ")"
             params["headline"] = (
                 f"StartSel={HIGHLIGHT[0]}, StopSel={HIGHLIGHT[1]}, FragmentDelimiter={ELLIPSIS}, "
                 f"MaxWords={snippet_words}, MinWords={max(3, snippet_words // 2)}, MaxFragments=1"
             )
-            # ts_headline re-parses the text: only the ranked candidates get one.
-            sql = f"""
-                WITH q AS (SELECT {query_sql} AS query),
-                ranked AS (
-                    -- ts_rank, not ts_rank_cd: on the relevance shelf it finds 25 of 28
-                    -- concepts in the top 3 where ts_rank_cd found 20. Neither knows inverse
-                    -- document frequency, which BM25 does (SQLite finds all 28).
-                    SELECT p.id, ts_rank(p.tsv, q.query) AS score
-                    FROM search_parts p JOIN documents d ON d.id = p.document_id, q
-                    WHERE p.tsv @@ q.query{where}
-                    ORDER BY score DESC, d.path, p.part  -- equal ranks: the same order always
-                    LIMIT :candidates)
-                SELECT {_HIT_COLUMNS},
-                       ts_headline('{TS_CONFIG}', p.body, q.query, :headline) AS snippet,
-                       ranked.score
-                FROM ranked JOIN search_parts p ON p.id = ranked.id
-                JOIN documents d ON d.id = p.document_id, q
-                ORDER BY ranked.score DESC, d.path, p.part"""
-        rows = connection.execute(text(sql), params).all()
+            query_sql = "(" + (" && " if every else " || ").join(pieces) + ")"
+            candidates = params.pop("candidates")
+            rows = search_postgres.ranked(
+                connection, query_sql, params, where, _HIT_COLUMNS, candidates
+            )
         return [
             SearchHit(
                 document_uri=row.uri,
