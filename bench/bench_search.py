@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import argparse
 import itertools
+import os
 import random
 import statistics
 import sys
@@ -243,6 +244,24 @@ _NAME_ROW_TRIGGER = """CREATE TRIGGER documents_search_ai AFTER INSERT ON docume
 END"""
 
 
+def load_average() -> str:
+    """The machine's load (1, 5 and 15 minutes): what the timings shared the cores with."""
+    return " / ".join(f"{load:.2f}" for load in os.getloadavg())
+
+
+def postgres_sizes(database: Database) -> str:
+    """What the search index takes on PostgreSQL: the rows and every index on them, and of
+    those the rank keys (migration 0017)."""
+    with database.engine.connect() as connection:
+        total, keys = connection.execute(
+            text(
+                "SELECT pg_total_relation_size('search_parts'),"
+                " pg_relation_size('ix_search_parts_rank_keys')"
+            )
+        ).one()
+    return f"{total / 1e6:,.0f} MB with its indexes, of which the rank keys {keys / 1e6:,.0f} MB"
+
+
 def verdict(figure: float, target: Target, judged: bool) -> str:
     if not judged:
         return ""
@@ -270,6 +289,7 @@ def main(argv: list[str] | None = None) -> int:
         database = Database(url_for("index"))
         database.upgrade()
         index = SearchIndex(database)
+        print(f"load average at the start: {load_average()}")
         print(f"engine: {database.engine.dialect.name}; {SECTIONS} parts of ", end="")
         print(f"{WORDS_PER_SECTION} words per document; {per_kind} queries of each kind")
         print(f"{'documents':>10} {'kind':<18} {'p50 ms':>8} {'p95 ms':>8}")
@@ -298,6 +318,8 @@ def main(argv: list[str] | None = None) -> int:
         if database.engine.dialect.name == "sqlite":
             size_mb = (Path(folder) / "index.db").stat().st_size / 1e6
             print(f"index database at {filled:,} documents: {size_mb:,.0f} MB")
+        else:
+            print(f"search_parts at {filled:,} documents: {postgres_sizes(database)}")
         database.dispose()
         if options.database_url is None:
             count = 2_000 if options.quick else 20_000
@@ -307,6 +329,7 @@ def main(argv: list[str] | None = None) -> int:
                 f"({batch / none:.2f}x), {trigger:.1f} with a row trigger ({trigger / none:.2f}x), "
                 f"{none:.1f} without"
             )
+    print(f"load average at the end: {load_average()}")
     failed = judged and (p50 > P50_TARGET.limit or p95 > P95_TARGET.limit)
     return 1 if failed else 0
 
