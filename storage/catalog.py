@@ -327,7 +327,9 @@ class Catalog:
         params = {"shelf": shelf, "low": prefix, "high": prefix + _PAST_PREFIX, "limit": limit}
         with self.database.engine.connect() as connection:
             paths = list(connection.scalars(self._paths, params))
-            total = len(paths) if len(paths) < limit else connection.scalar(self._path_count, params)
+            total = (
+                len(paths) if len(paths) < limit else connection.scalar(self._path_count, params)
+            )
         return paths, int(total or 0)
 
     def count(self) -> int:
