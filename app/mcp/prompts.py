@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from docshelf.app.mcp import wire
-from docshelf.app.mcp.completeness import completeness_notice
+from docshelf.app.mcp.completeness import what_was_not_read
 from docshelf.app.mcp.context import RequestContext
 from docshelf.app.mcp.cursor import InvalidCursor, decode_cursor, encode_cursor
 from docshelf.app.mcp.embedding import (
@@ -35,7 +35,6 @@ from docshelf.app.mcp.embedding import (
 )
 from docshelf.app.mcp.params import GetPromptParams, PageParams
 from docshelf.app.mcp.resources import ResourceService, mb
-from docshelf.storage.completeness import completeness
 from docshelf.storage.search import (
     MAX_QUERY_CHARS,
     MAX_TERMS,
@@ -404,8 +403,9 @@ class PromptService:
     def _unread(self, filters: Filters) -> str:
         """What the search could not read yet, as search_documents says it (honest search):
         the model is told the shelf may hold more than the passages show."""
-        catalogued = self.resources.catalogued is None or self.resources.catalogued.is_set()
-        notice = completeness_notice(completeness(self.search.database, filters), catalogued)
+        notice = what_was_not_read(
+            self.search.database, filters, self.resources.shelves, self.resources.catalog_complete()
+        ).get("notice")
         return f"\n\nThe search did not read everything: {notice}" if notice else ""
 
     # -- shared steps -------------------------------------------------------------------------

@@ -252,6 +252,11 @@ class ResourceService:
         if self.catalogued is not None and not self.catalogued.is_set():
             self.catalogued.wait(self.first_list_wait_s)
 
+    def catalog_complete(self) -> bool:
+        """Whether the shelves' first catalog pass is done (or an index from before was
+        there): until then, files not catalogued yet are missing from every answer."""
+        return self.catalogued is None or self.catalogued.is_set()
+
     def templates(self, ctx: RequestContext, params: PageParams) -> dict[str, Any]:
         if params.cursor is not None:
             raise wire.McpError(

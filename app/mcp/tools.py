@@ -198,18 +198,12 @@ class ToolService:
         listing = ListingTool(
             DocumentListing(search.database),
             resources.shelves,
-            self._catalogued,
+            resources.catalog_complete,
             resources.shelves.bound,
         )
         self.tools: list[dict[str, Any]] = [_search_tool(shelves), READ_TOOL, listing.definition]
         self._calls: Mapping[str, Callable[[RequestContext, Mapping[str, Any]], dict[str, Any]]]
         self._calls = {SEARCH: self._search, READ: self._read, LIST: listing.call}
-
-    def _catalogued(self) -> bool:
-        """Whether the shelves' first catalog pass is done (or an index from before was
-        there): until then, documents not catalogued yet are missing from every answer."""
-        event = self.resources.catalogued
-        return event is None or event.is_set()
 
     def list(self, ctx: RequestContext, params: PageParams) -> dict[str, Any]:
         """server/tools "Listing Tools" (one page: there are three)."""
@@ -257,7 +251,7 @@ class ToolService:
             raise ToolInputError(str(exc)) from None
         # Honest search (issue 28): what the answer could not see is part of the answer.
         unread = what_was_not_read(
-            self.search.database, filters, self.resources.shelves, self._catalogued()
+            self.search.database, filters, self.resources.shelves, self.resources.catalog_complete()
         )
         structured = {"query": query, "hits": [_hit(h) for h in hits], **unread}
         notice = unread.get("notice")
