@@ -45,7 +45,7 @@ class Completeness:
 
 def completeness(database: Database, filters: Filters | None = None) -> Completeness:
     """How many documents matching ``filters`` a search could not read in full, and why."""
-    where, params = (filters or Filters()).where()
+    where, params = (filters or Filters()).where(database.engine.dialect.name)
     params.update(
         pending=str(DocumentState.PENDING),
         ready=str(DocumentState.READY),
