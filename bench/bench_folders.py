@@ -222,7 +222,9 @@ def main(argv: list[str] | None = None) -> int:
             shelf.mkdir()
         url = options.database_url or f"sqlite:///{work / 'index.db'}"
         runtime = Runtime(
-            Settings(shelves=[str(s) for s in shelves], data_dir=work, database_url=url)
+            Settings.model_validate(
+                {"shelves": [str(s) for s in shelves], "data_dir": work, "database_url": url}
+            )
         )
         try:
             runtime.open()

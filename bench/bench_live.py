@@ -332,7 +332,7 @@ def bulk_step(
     server: RunningServer,
     raw: ModernClient,
     counter: ListChangedCounter,
-    change: Callable[[], None],
+    change: Callable[[], object],
     files: int,
     expected: int,
     timeout: float,

@@ -503,9 +503,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="leave out files whose name matches (e.g. 'markitdown/*': markitdown's suite)",
     )
     parser.add_argument("--json", action="store_true", help="print the results as JSON")
-    chosen = parser.add_mutually_exclusive_group()
-    chosen.add_argument("--no-peer", action="store_true", help="docshelf alone, no peer")
-    chosen.add_argument(
+    peer_choice = parser.add_mutually_exclusive_group()
+    peer_choice.add_argument("--no-peer", action="store_true", help="docshelf alone, no peer")
+    peer_choice.add_argument(
         "--peers",
         type=peer_list,
         metavar="NAME,NAME",

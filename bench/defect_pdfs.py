@@ -14,11 +14,12 @@ from __future__ import annotations
 
 import io
 from collections.abc import Callable, Sequence
+from typing import cast
 
 from fpdf import FPDF
 from PIL import Image
 from pypdf import PdfReader, PdfWriter
-from pypdf.generic import NameObject, NumberObject
+from pypdf.generic import DictionaryObject, NameObject, NumberObject, PdfObject
 
 from bench.quality_docs import FIXED_DATE, LEAKS, BuiltDocument, find_font
 from bench.quality_measures import Truth
@@ -286,7 +287,7 @@ def filled_form() -> BuiltDocument | None:
         y = 130 + 40 * number
         page.insert_text((72, y), f"{label}:", fontsize=11)
         widget = pymupdf.Widget()
-        widget.field_type = pymupdf.PDF_WIDGET_TYPE_TEXT
+        widget.field_type = pymupdf.mupdf.PDF_WIDGET_TYPE_TEXT
         widget.field_name = field_name
         widget.field_value = value
         widget.rect = pymupdf.Rect(200, y - 14, 420, y + 4)
@@ -402,17 +403,18 @@ def _renamed_mono(data: bytes) -> bytes:
     reader = PdfReader(io.BytesIO(data))
     writer = PdfWriter(clone_from=reader)
     for page in writer.pages:
-        fonts = page["/Resources"]["/Font"]
+        fonts = cast(DictionaryObject, cast(DictionaryObject, page["/Resources"])["/Font"])
         for key in fonts:
-            font = fonts[key].get_object()
-            fonts_to_patch = [font, *(d.get_object() for d in font.get("/DescendantFonts", []))]
+            font = cast(DictionaryObject, fonts[key].get_object())
+            descendants = cast(list[PdfObject], font.get("/DescendantFonts", []))
+            fonts_to_patch = [font, *(cast(DictionaryObject, d.get_object()) for d in descendants)]
             if not any("Mono" in str(f.get("/BaseFont", "")) for f in fonts_to_patch):
                 continue
             for part in fonts_to_patch:
                 part[NameObject("/BaseFont")] = NameObject("/" + SPEC_MONO_NAME)
                 descriptor = part.get("/FontDescriptor")
                 if descriptor is not None:
-                    descriptor = descriptor.get_object()
+                    descriptor = cast(DictionaryObject, descriptor.get_object())
                     descriptor[NameObject("/FontName")] = NameObject("/" + SPEC_MONO_NAME)
                     descriptor[NameObject("/Flags")] = NumberObject(4)
     out = io.BytesIO()

@@ -79,7 +79,11 @@ def test_strings(reference_tests: Path) -> dict[str, list[str]]:
                 if isinstance(node, ast.List) and all(
                     isinstance(e, ast.Constant) and isinstance(e.value, str) for e in node.elts
                 ):
-                    strings += [e.value for e in node.elts if isinstance(e, ast.Constant)]
+                    strings += [
+                        e.value
+                        for e in node.elts
+                        if isinstance(e, ast.Constant) and isinstance(e.value, str)
+                    ]
     return found
 
 
