@@ -342,7 +342,7 @@ def read_back(data: bytes) -> str:
     character by character, so a ligature's letters, which the PDF stores in
     logical order as every writer does, come back swapped (لا as ال), and a
     surrogate pair inside the run halves swapped (dropped); the reader puts
-    both right (converters/pdf/text.py), as it does for any PDF.
+    both right (converters/pdf/bidi.py), as it does for any PDF.
     """
     plain = convert(data, "application/pdf", "rendered.pdf").get("text/plain")
     return plain.data.decode()  # type: ignore[union-attr]
