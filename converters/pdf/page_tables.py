@@ -5,14 +5,14 @@ split into cells at wide gaps (:func:`split_cells`), which
 :mod:`converters.pdf.aligned` later lines up into tables. Lines and rectangles
 drawn on the page are read as the borders a table may have
 (:func:`ruled_grids`), and the text inside a grid that makes a table is
-replaced by that table (:func:`tables_in_place`; the geometry is
+replaced by that table (:func:`table_in_place`; the geometry is
 :mod:`converters.pdf.tables`).
 """
 
 from __future__ import annotations
 
 import ctypes
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 
 import pypdfium2.raw as pdfium_c
 
@@ -29,7 +29,6 @@ from docshelf.converters.pdf.tables import (
     Rule,
     fill,
     find_grids,
-    frames_layout,
     rules_of_box,
     table_text,
 )
@@ -143,21 +142,7 @@ def _rules(page: pdfium_c.FPDF_PAGE) -> list[Rule]:
     return rules
 
 
-def tables_in_place(
-    textpage: pdfium_c.FPDF_TEXTPAGE,
-    units: str,
-    chars: list[str] | None,
-    segments: list[Segment],
-    grids: Sequence[Grid],
-) -> list[Segment]:
-    """``segments`` with those inside each grid that frames no page layout replaced by
-    its table, where they make one."""
-    for grid in (grid for grid in grids if not frames_layout(grid, segments)):
-        segments = _table_in_place(textpage, units, chars, segments, grid)
-    return segments
-
-
-def _table_in_place(
+def table_in_place(
     textpage: pdfium_c.FPDF_TEXTPAGE,
     units: str,
     chars: list[str] | None,

@@ -61,10 +61,10 @@ from docshelf.converters.pdf.bidi import right_to_left_clusters
 from docshelf.converters.pdf.fontface import face_of
 from docshelf.converters.pdf.layout import TextLine
 from docshelf.converters.pdf.links import page_links
-from docshelf.converters.pdf.page_tables import ruled_grids, split_cells, tables_in_place
+from docshelf.converters.pdf.page_tables import ruled_grids, split_cells, table_in_place
 from docshelf.converters.pdf.pdfium_calls import HAS_UNICODE_MAP_ERROR, PDFIUM_LOCK
 from docshelf.converters.pdf.segments import BLANK, Segment, merge_raised, text_line
-from docshelf.converters.pdf.tables import Grid
+from docshelf.converters.pdf.tables import Grid, frames_layout
 
 
 class GlyphSource(Protocol):
@@ -203,7 +203,8 @@ def _page_lines(
             chars[start:end] = chars[start:end][::-1]
     segments = list(_segments(textpage, units, chars, probe))
     split_cells(textpage, units, chars, segments)
-    segments = tables_in_place(textpage, units, chars, segments, grids)
+    for grid in (grid for grid in grids if not frames_layout(grid, segments)):
+        segments = table_in_place(textpage, units, chars, segments, grid)
     return [text_line(segment) for segment in merge_raised(segments)]
 
 
