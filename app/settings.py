@@ -13,7 +13,8 @@ import platformdirs
 from pydantic import Field, field_validator, model_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
-from docshelf.app.negotiation import Features, parse_default_features
+from docshelf.app.negotiation import parse_default_features
+from docshelf.app.negotiation_features import Features
 from docshelf.storage.ignore_files import DEFAULT_IGNORE
 from docshelf.storage.s3 import S3Location, is_s3_url
 from docshelf.storage.store import StoreSpec, folder_of

@@ -60,16 +60,16 @@ def old_renderer() -> Iterator[None]:
     and each font face parsed when a document first uses it."""
     from fpdf import FPDF
 
-    from docshelf.converters.render import pdf
+    from docshelf.converters.render import document, pdf
 
-    shelf_pdf = pdf._ShelfPDF
+    shelf_pdf = document.ShelfPDF
     saved = (
-        pdf.measured,
+        document.measured,
         pdf._parse_common_faces,
         shelf_pdf._plain_fragments,
         shelf_pdf.text_columns,
     )
-    pdf.measured = lambda fragments, widths: list(fragments)  # type: ignore[assignment]
+    document.measured = lambda fragments, widths: list(fragments)  # type: ignore[assignment]
     pdf._parse_common_faces = lambda fonts: None  # type: ignore[assignment]
     shelf_pdf._plain_fragments = lambda self, text: list(  # type: ignore[method-assign]
         FPDF._preload_font_styles(self, text, False)
@@ -79,7 +79,7 @@ def old_renderer() -> Iterator[None]:
         yield
     finally:
         (
-            pdf.measured,
+            document.measured,
             pdf._parse_common_faces,
             shelf_pdf._plain_fragments,  # type: ignore[method-assign]
             shelf_pdf.text_columns,  # type: ignore[method-assign]

@@ -62,7 +62,7 @@ from bench import loadgen  # noqa: E402
 from bench.bench_index import Row, make_shelf  # noqa: E402
 from bench.docshelf_process import child_env, docshelf_command, free_port, serve, stop  # noqa: E402
 from bench.shelf_files import ServedFile, served_files  # noqa: E402
-from docshelf.app.negotiation import EXTENSION_ID  # noqa: E402
+from docshelf.app.negotiation_features import EXTENSION_ID  # noqa: E402
 from docshelf.storage.uris import build_uri  # noqa: E402
 
 HOST = "127.0.0.1"

@@ -64,7 +64,7 @@ from bench.bench_live import table  # noqa: E402
 from bench.bench_serve import ORIGINAL_ONLY, machine  # noqa: E402
 from bench.docshelf_process import child_env, serve  # noqa: E402
 from bench.modern_client import MODERN, modern_meta, name_header  # noqa: E402
-from docshelf.app.negotiation import EXTENSION_ID  # noqa: E402
+from docshelf.app.negotiation_features import EXTENSION_ID  # noqa: E402
 from docshelf.storage.uris import build_uri  # noqa: E402
 
 HOST = "127.0.0.1"

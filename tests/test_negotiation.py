@@ -11,23 +11,25 @@ import logging
 import pytest
 
 from docshelf.app.negotiation import (
+    Omission,
+    Role,
+    Selection,
+    Variant,
+    negotiate,
+    or_default,
+    parse_default_features,
+)
+from docshelf.app.negotiation_features import (
     EXTENSION_ID,
     MAX_TAG_LENGTH,
     MAX_TAGS,
     NO_FEATURES,
     Features,
-    Omission,
-    Role,
-    Selection,
     Tag,
-    Variant,
-    describe,
-    negotiate,
-    or_default,
-    parse_default_features,
     parse_features,
     parse_tag,
 )
+from docshelf.app.negotiation_text import describe
 
 MiB = 1 << 20
 
@@ -443,7 +445,7 @@ def test_sep_case_4_invalid_feature_syntax(caplog: pytest.LogCaptureFixture) -> 
 
     Logged at debug level: the tags come from the client, which could flood a log.
     """
-    with caplog.at_level(logging.DEBUG, logger="docshelf.app.negotiation"):
+    with caplog.at_level(logging.DEBUG, logger="docshelf.app.negotiation_features"):
         features = parse_features(capabilities("@#$%", "format==json"))
     assert features == Features(tags=(), declared=True, version="1.0")
     assert "'@#$%'" in caplog.text
@@ -577,7 +579,7 @@ def test_parse_features_empty_settings_declare_the_extension() -> None:
 
 
 def test_parse_features_unknown_version_reads_as_1_0(caplog: pytest.LogCaptureFixture) -> None:
-    with caplog.at_level(logging.DEBUG, logger="docshelf.app.negotiation"):
+    with caplog.at_level(logging.DEBUG, logger="docshelf.app.negotiation_features"):
         features = parse_features(capabilities("agent", version="2.7"))
     assert features == Features((Tag("agent", None, False),), True, "2.7")
     assert "unknown version '2.7'" in caplog.text
@@ -597,7 +599,7 @@ def test_parse_features_features_not_a_list(junk: object) -> None:
 def test_parse_features_keeps_order_drops_malformed_and_duplicates(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
-    with caplog.at_level(logging.DEBUG, logger="docshelf.app.negotiation"):
+    with caplog.at_level(logging.DEBUG, logger="docshelf.app.negotiation_features"):
         features = declared("format=json", 3, "agent", "format=json", {"x": 1}, "x" * 500, "human")
     assert [str(t) for t in features.tags] == ["format=json", "agent", "human"]
     assert "of type int" in caplog.text

@@ -30,14 +30,8 @@ from mcp.client import advertise
 from mcp.client.caching import CacheConfig, InMemoryResponseCacheStore
 from mcp.shared.exceptions import MCPError
 
-from docshelf.app.negotiation import (
-    DEFAULT_BINARY_CAP,
-    EXTENSION_ID,
-    Role,
-    Variant,
-    negotiate,
-    parse_features,
-)
+from docshelf.app.negotiation import DEFAULT_BINARY_CAP, Role, Variant, negotiate
+from docshelf.app.negotiation_features import EXTENSION_ID, parse_features
 from docshelf.converters.formats import ROLE_BY_MIME_TYPE, is_textual
 from tests.support.schema import validate
 from tests.support.sdk import (

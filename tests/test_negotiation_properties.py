@@ -7,15 +7,12 @@ from collections import Counter
 from hypothesis import given
 from hypothesis import strategies as st
 
-from docshelf.app.negotiation import (
-    DEFAULT_ORDER,
+from docshelf.app.negotiation import DEFAULT_ORDER, Role, Variant, negotiate
+from docshelf.app.negotiation_features import (
     EXTENSION_ID,
     MAX_TAG_LENGTH,
     NO_FEATURES,
     Features,
-    Role,
-    Variant,
-    negotiate,
     parse_features,
     parse_tag,
 )

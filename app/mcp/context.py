@@ -12,7 +12,8 @@ from typing import Any
 
 from docshelf.app import __version__
 from docshelf.app.mcp import wire
-from docshelf.app.negotiation import NO_FEATURES, Features, parse_features, shapes_output
+from docshelf.app.negotiation import shapes_output
+from docshelf.app.negotiation_features import NO_FEATURES, Features, parse_features
 
 SERVER_INFO = {"name": "docshelf", "title": "docshelf", "version": __version__}
 

@@ -60,15 +60,9 @@ from docshelf.app.mcp.prompts import PromptService
 from docshelf.app.mcp.resources import ResourceService
 from docshelf.app.mcp.sessions import LegacySession, Peer
 from docshelf.app.mcp.tools import ToolService
-from docshelf.app.negotiation import (
-    EXTENSION_ID,
-    NO_FEATURES,
-    Features,
-    describe,
-    describe_default,
-    or_default,
-    parse_features,
-)
+from docshelf.app.negotiation import or_default
+from docshelf.app.negotiation_features import EXTENSION_ID, NO_FEATURES, Features, parse_features
+from docshelf.app.negotiation_text import describe, describe_default
 from docshelf.storage.events import EventBus
 
 log = logging.getLogger(__name__)

@@ -20,7 +20,8 @@ from docshelf.app.mcp import parts, wire
 from docshelf.app.mcp.context import RequestContext, WouldBlock
 from docshelf.app.mcp.cursor import InvalidCursor, decode_cursor, encode_cursor
 from docshelf.app.mcp.params import PageParams, UriParams
-from docshelf.app.negotiation import Features, Role, Variant, negotiate
+from docshelf.app.negotiation import Role, Variant, negotiate
+from docshelf.app.negotiation_features import Features
 from docshelf.converters import ConversionError
 from docshelf.converters.formats import ROLE_BY_MIME_TYPE, is_textual
 from docshelf.storage.builder import FormatBuilder

@@ -58,7 +58,7 @@ from typing import Any
 from docshelf.app.mcp import wire
 from docshelf.app.mcp.context import LEGACY, RequestContext, declares_folders
 from docshelf.app.mcp.outbound import ClientRequests
-from docshelf.app.negotiation import NO_FEATURES, Features, parse_features
+from docshelf.app.negotiation_features import NO_FEATURES, Features, parse_features
 from docshelf.storage.events import ChangeSet, EventBus, Listener
 from docshelf.storage.folders import folders_touched
 from docshelf.storage.jobs import process_owner

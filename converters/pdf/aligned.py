@@ -33,7 +33,7 @@ if TYPE_CHECKING:
     from docshelf.converters.pdf.layout import Cell, TextLine
 
 #: A gap this many font sizes wide between two words of a line makes them two cells
-#: (converters.pdf.text splits lines there; drawn_order joins pieces only across less).
+#: (converters.pdf.page_tables splits lines there; drawn_order joins pieces only across less).
 CELL_GAP = 1.5
 
 #: A table set without rules has at least this many rows...

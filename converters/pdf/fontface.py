@@ -14,7 +14,7 @@ CMSY, CMEX) has no letters, and PDFium then answers one default width for any
 character: so the width of characters no text face has (a CJK ideograph, a
 private-use code point) is asked too, and must differ.
 
-Callers hold :data:`converters.pdf.text.PDFIUM_LOCK`, as for any PDFium call.
+Callers hold :data:`converters.pdf.pdfium_calls.PDFIUM_LOCK`, as for any PDFium call.
 """
 
 from __future__ import annotations

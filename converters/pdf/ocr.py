@@ -27,7 +27,7 @@ from docshelf.converters.ocr.reading import (
 )
 from docshelf.converters.ocr.tesseract import OcrLine
 from docshelf.converters.pdf.layout import PageLayout, TextLine, lay_out
-from docshelf.converters.pdf.text import PDFIUM_LOCK
+from docshelf.converters.pdf.pdfium_calls import PDFIUM_LOCK
 
 if TYPE_CHECKING:
     from PIL import Image

@@ -14,7 +14,7 @@ import pypdfium2 as pdfium
 import pypdfium2.raw as pdfium_c
 
 from docshelf.converters.pdf.layout import PageLayout
-from docshelf.converters.pdf.text import PDFIUM_LOCK
+from docshelf.converters.pdf.pdfium_calls import PDFIUM_LOCK
 
 #: A page whose text has fewer letters and digits than this has no usable text
 #: (a scan may carry a stamped page number or file name, nothing more)...

@@ -13,8 +13,9 @@ from fpdf import FPDF
 from fpdf.fonts import TTFFont
 
 from docshelf.converters.render import fontcache
+from docshelf.converters.render.document import FIXED_CREATION_DATE
 from docshelf.converters.render.fonts import system_fonts
-from docshelf.converters.render.pdf import FIXED_CREATION_DATE, render_markdown_pdf
+from docshelf.converters.render.pdf import render_markdown_pdf
 
 SANS = system_fonts().sans
 pytestmark = pytest.mark.skipif(SANS is None, reason="DejaVu Sans is not installed")

@@ -18,9 +18,10 @@ from fpdf.line_break import Fragment, MultiLineBreak
 
 from bench.bench_render import old_renderer
 from bench.ten_pages import ten_page_markdown
+from docshelf.converters.render.document import ShelfPDF
 from docshelf.converters.render.fonts import CORE_FONTS, system_fonts
 from docshelf.converters.render.linebreak import PlainLineBreak
-from docshelf.converters.render.pdf import _ShelfPDF, render_markdown_pdf
+from docshelf.converters.render.pdf import render_markdown_pdf
 
 FONTS = system_fonts()
 needs_dejavu = pytest.mark.skipif(
@@ -30,7 +31,7 @@ needs_dejavu = pytest.mark.skipif(
 WORDS = ["a", "of", "the", "lorem", "ipsum", "Größe", "café", "∑", "—", "i", "mm", "long-winded"]
 
 
-def random_fragments(pdf: _ShelfPDF, rng: random.Random) -> list[Fragment]:
+def random_fragments(pdf: ShelfPDF, rng: random.Random) -> list[Fragment]:
     """A paragraph as write_html hands it over: runs of several faces, sizes and links,
     single and double spaces, long words, now and then a newline or a no-break space."""
     fragments: list[Fragment] = []
@@ -76,7 +77,7 @@ def lines_of(breaker: type[MultiLineBreak], fragments: list[Fragment], **options
 def test_plain_line_breaking_gives_fpdf2s_lines_for_random_paragraphs() -> None:
     for seed in range(150):
         rng = random.Random(seed)
-        pdf = _ShelfPDF(FONTS)
+        pdf = ShelfPDF(FONTS)
         pdf.add_page()
         fragments = random_fragments(pdf, rng)
         width = rng.choice([5, 12, 30, 60, 100, 174, 174]) + rng.random()

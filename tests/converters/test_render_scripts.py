@@ -342,7 +342,7 @@ def read_back(data: bytes) -> str:
     character by character, so a ligature's letters, which the PDF stores in
     logical order as every writer does, come back swapped (لا as ال), and a
     surrogate pair inside the run halves swapped (dropped); the reader puts
-    both right (converters/pdf/text.py), as it does for any PDF.
+    both right (converters/pdf/bidi.py), as it does for any PDF.
     """
     plain = convert(data, "application/pdf", "rendered.pdf").get("text/plain")
     return plain.data.decode()  # type: ignore[union-attr]
@@ -428,15 +428,16 @@ def test_math_letter_between_arabic_words_reads_back() -> None:
 
 def test_latin_document_is_not_shaped(monkeypatch: pytest.MonkeyPatch) -> None:
     from docshelf.converters.render import pdf as render_pdf
+    from docshelf.converters.render.document import ShelfPDF
 
     calls: list[bool] = []
-    original = render_pdf._ShelfPDF.set_text_shaping
+    original = ShelfPDF.set_text_shaping
 
-    def spy(self: render_pdf._ShelfPDF, use_shaping_engine: bool = True) -> None:
+    def spy(self: ShelfPDF, use_shaping_engine: bool = True) -> None:
         calls.append(use_shaping_engine)
         original(self, use_shaping_engine)
 
-    monkeypatch.setattr(render_pdf._ShelfPDF, "set_text_shaping", spy)
+    monkeypatch.setattr(ShelfPDF, "set_text_shaping", spy)
     render_pdf.render_markdown_pdf(f"# Plain\n\n{LINES['latin']}\n\n{LINES['math']}\n")
     assert calls == []
     render_pdf.render_markdown_pdf(f"# Mixed\n\n{LINES['latin']}\n\n{ARABIC_PARAGRAPH}\n")
