@@ -3,7 +3,7 @@
 Every document is offered in these formats besides its original. What the rest
 of docshelf needs to know about a format is its row: the converters' canonical
 order (:data:`DERIVED_MIME_TYPES`), the role it plays in content negotiation
-(``app.negotiation``, which ``app.mcp.resources`` feeds), and whether it
+(``app.negotiation``, which ``app.mcp.documents`` feeds), and whether it
 travels as MCP ``text`` or as a base64 ``blob`` (:func:`is_textual`, also the
 rule detection uses to tell text from binary), what the background builds
 (:data:`CHEAP_FORMATS`) and what parts are cut from (:data:`PART_SOURCES`). A part

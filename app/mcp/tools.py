@@ -31,7 +31,8 @@ from docshelf.app.mcp.completeness import (
 from docshelf.app.mcp.context import RequestContext
 from docshelf.app.mcp.listing import LIST, ListingTool
 from docshelf.app.mcp.params import CallToolParams, PageParams
-from docshelf.app.mcp.resources import BEST, BEST_TEXT, ResourceService
+from docshelf.app.mcp.reads import BEST, BEST_TEXT
+from docshelf.app.mcp.resources import ResourceService
 from docshelf.app.mcp.toolkit import (
     Arguments,
     ToolInputError,
