@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from typing import Final, TypeVar
 
 from docshelf.app.negotiation_features import KNOWN_VERSIONS, NO_FEATURES, Features, Tag, parse_tag
-from docshelf.converters.formats import DERIVED_FORMATS, Role
+from docshelf.converters.formats import DERIVED_FORMATS, TEXTUAL_ROLES, Role
 
 __all__ = [
     "AUDIENCE_PREFERENCES",
@@ -344,7 +344,7 @@ def tool_result_style(features: Features) -> ToolResultStyle:
             if tag.name in ("agent", "human") and tag.value is None:
                 structured_first = tag.name == "agent"
                 break
-            if tag.name == "format" and tag.value in ("json", "markdown", "text"):
+            if tag.name == "format" and tag.value in TEXTUAL_ROLES:
                 structured_first = tag.value == "json"
                 break
     return ToolResultStyle(structured_first, compact=features.value("verbosity") == "compact")

@@ -3,10 +3,13 @@
 Every document is offered in these formats besides its original. What the rest
 of docshelf needs to know about a format is its row: the converters' canonical
 order (:data:`DERIVED_MIME_TYPES`), the role it plays in content negotiation
-(``app.negotiation``, which ``app.mcp.resources`` feeds), and whether it
+(``app.negotiation``, which ``app.mcp.documents`` feeds), and whether it
 travels as MCP ``text`` or as a base64 ``blob`` (:func:`is_textual`, also the
-rule detection uses to tell text from binary). Adding a format is a row here
-and the producers for it in the converters.
+rule detection uses to tell text from binary), what the background builds
+(:data:`CHEAP_FORMATS`) and what parts are cut from (:data:`PART_SOURCES`). A part
+of a document (``?pages=``, ``?section=``) is offered in every derived format.
+Adding a format is a row here and its producers in the converters (a whole
+document's, and a part's in :mod:`converters.part_formats`).
 """
 
 from __future__ import annotations
@@ -44,6 +47,9 @@ class DerivedFormat:
     no preferences gets (1 first). ``original_first``: an original of this type
     is preferred even over the derived one (a PDF the author made beats one
     docshelf rendered). ``name``: how the negotiation instructions say it.
+    ``rendered``: made by laying out pages (costly): under the lazy render policy
+    only built when a read asks for it. ``part_source``: a document's parts are cut
+    from it, so a read of a part waits for it to be built.
     """
 
     mime_type: str
@@ -53,6 +59,8 @@ class DerivedFormat:
     name: str
     aliases: frozenset[str] = frozenset()
     original_first: bool = False
+    rendered: bool = False
+    part_source: bool = False
 
     @property
     def mime_types(self) -> frozenset[str]:
@@ -70,8 +78,11 @@ DERIVED_FORMATS: tuple[DerivedFormat, ...] = (
         default_rank=1,
         name="Markdown",
         aliases=frozenset({"text/x-markdown"}),
+        part_source=True,
     ),
-    DerivedFormat(APPLICATION_JSON, Role.JSON, textual=True, default_rank=3, name="JSON"),
+    DerivedFormat(
+        APPLICATION_JSON, Role.JSON, textual=True, default_rank=3, name="JSON", part_source=True
+    ),
     DerivedFormat(
         APPLICATION_PDF,
         Role.PDF,
@@ -79,6 +90,7 @@ DERIVED_FORMATS: tuple[DerivedFormat, ...] = (
         default_rank=4,
         name="PDF",
         original_first=True,
+        rendered=True,
     ),
 )
 
@@ -86,6 +98,12 @@ DERIVED_FORMATS: tuple[DerivedFormat, ...] = (
 DERIVED_MIME_TYPES: tuple[str, ...] = tuple(f.mime_type for f in DERIVED_FORMATS)
 #: The negotiation role of each derived representation, by its MIME type.
 ROLE_BY_MIME_TYPE: Mapping[str, Role] = {f.mime_type: f.role for f in DERIVED_FORMATS}
+#: What the background builds under the lazy render policy: every format but the rendered.
+CHEAP_FORMATS: tuple[str, ...] = tuple(f.mime_type for f in DERIVED_FORMATS if not f.rendered)
+#: The formats a document's parts are cut from (besides a PDF's original).
+PART_SOURCES: frozenset[str] = frozenset(f.mime_type for f in DERIVED_FORMATS if f.part_source)
+#: The ``format=`` tags of the textual formats: those a tool's text result can take.
+TEXTUAL_ROLES: frozenset[Role] = frozenset(f.role for f in DERIVED_FORMATS if f.textual)
 
 _TEXTUAL_BY_MIME_TYPE: Mapping[str, bool] = {f.mime_type: f.textual for f in DERIVED_FORMATS}
 #: Textual types outside ``text/*`` and the ``+json``/``+xml`` suffixes, besides the formats'.

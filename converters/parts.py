@@ -64,6 +64,29 @@ def section_query(slug: str) -> str:
     return "section=" + quote(slug, safe="-_.~")
 
 
+class PartNotFound(LookupError):
+    """No such part; ``reason`` says why, for the error's ``data``."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+@dataclass(frozen=True, slots=True)
+class PartQuery:
+    """What a part URI's query asks for: a page range or a section slug."""
+
+    pages: tuple[int, int] | None = None
+    section: str | None = None
+
+    @property
+    def query(self) -> str:
+        """The canonical query string (without ``?``)."""
+        if self.pages is not None:
+            return pages_query(*self.pages)
+        return section_query(self.section or "")
+
+
 def outline_parts(outline: Sequence[OutlineEntry], page_count: int | None) -> list[str | None]:
     """The part each outline entry names, or None where it names none.
 

@@ -55,6 +55,7 @@ from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import selectinload
 
+from docshelf.converters.formats import CHEAP_FORMATS
 from docshelf.storage.changefeed import process_token
 from docshelf.storage.conversion import (
     BACKGROUND,
@@ -75,7 +76,6 @@ from docshelf.storage.models import (
     OcrState,
 )
 from docshelf.storage.outcomes import (
-    CHEAP_FORMATS,
     OcrPolicy,
     Recorded,
     announced,

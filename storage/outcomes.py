@@ -19,14 +19,8 @@ from functools import cached_property
 from sqlalchemy import and_, or_, update
 from sqlalchemy.orm import Session
 
-from docshelf.converters import (
-    APPLICATION_JSON,
-    TEXT_MARKDOWN,
-    TEXT_PLAIN,
-    Facts,
-    FailureReason,
-    offered_formats,
-)
+from docshelf.converters import Facts, FailureReason, offered_formats
+from docshelf.converters.formats import CHEAP_FORMATS
 from docshelf.converters.ocr import (
     ocr_enabled,
     ocr_identity,
@@ -44,9 +38,6 @@ from docshelf.storage.models import (
     OcrState,
     Representation,
 )
-
-#: What the background builds under the lazy render policy: everything but a rendered PDF.
-CHEAP_FORMATS = (TEXT_PLAIN, TEXT_MARKDOWN, APPLICATION_JSON)
 
 _KIND_LABELS = {
     "application/pdf": "PDF document",

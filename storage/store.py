@@ -11,7 +11,7 @@ a folder on this machine (the default; writes are atomic, temp file + rename), a
 (issue 27: hosts that share no folder; a PUT is atomic). Both write a key whole
 before the row naming it commits, delete it only through :mod:`storage.garbage`,
 and raise FileNotFoundError for a missing key, which a read answers by rebuilding
-it (store recovery in ``app.mcp.resources``). :func:`open_store` opens the one a
+it (store recovery in ``storage.document_bytes``). :func:`open_store` opens the one a
 :class:`StoreSpec` names; the spec, not an open store, is what crosses into a
 conversion worker.
 """

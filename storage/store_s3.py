@@ -10,7 +10,7 @@ bucket serve the same formats. The folder store's guarantees hold (DESIGN D16):
   after :meth:`S3Store.put` returned, so no committed row names a missing upload;
 - objects are deleted only by :mod:`storage.garbage`, once no committed row names them;
 - a missing object raises FileNotFoundError, as a missing file does, and the read that
-  met it rebuilds the format (store recovery in ``app.mcp.resources``).
+  met it rebuilds the format (store recovery in ``storage.document_bytes``).
 
 Transfers stream. Uploads from :data:`MULTIPART_BYTES` up go multipart through boto3's
 managed transfer, a part at a time. A download is one GET whose body is copied a chunk

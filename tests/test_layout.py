@@ -80,3 +80,28 @@ def test_data_flows_one_way(folder: str, forbidden: set[str]) -> None:
         or (module.startswith("docshelf.") and module.split(".")[1] in forbidden)
     }
     assert not upward
+
+
+#: What the protocol layer takes from the converters: format names, error types, and the
+#: vocabulary of parts and families (issue 29). Converting — a part included — happens
+#: below it, in storage and the converters.
+PROTOCOL_VOCABULARY = frozenset(
+    {
+        "docshelf.converters",
+        "docshelf.converters.base",
+        "docshelf.converters.families",
+        "docshelf.converters.formats",
+        "docshelf.converters.members",
+        "docshelf.converters.parts",
+    }
+)
+
+
+def test_the_protocol_layer_asks_for_bytes_and_converts_nothing() -> None:
+    converting = {
+        f"{path.relative_to(ROOT)}: {module}"
+        for path in python_files("app/mcp")
+        for module in imported_modules(path)
+        if module.startswith("docshelf.converters") and module not in PROTOCOL_VOCABULARY
+    }
+    assert not converting

@@ -11,10 +11,12 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from docshelf.app.mcp.parts import PartNotFound, PartQuery, parse_query
+from docshelf.app.mcp.parts import parse_query
 from docshelf.converters.base import OutlineEntry
 from docshelf.converters.parts import (
     MAX_PART_PAGES,
+    PartNotFound,
+    PartQuery,
     headings_of,
     outline_parts,
     pages_markdown,

@@ -194,7 +194,7 @@ def test_a_part_is_cached_once_whatever_versions_of_its_document_came_before(
         runtime.index()
         contents = runtime.resources.read_formats(context, uri)["contents"]
         assert f"Version {version} " in contents[0]["text"]
-    assert len(runtime.resources._parts_cache) == len(contents)  # one version of each format
+    assert len(runtime.resources.stored.parts) == len(contents)  # one version of each format
 
 
 def test_negotiation_keeps_no_record_the_catalog_has_replaced(runtime: Runtime) -> None:
@@ -211,7 +211,7 @@ def test_negotiation_keeps_no_record_the_catalog_has_replaced(runtime: Runtime) 
         runtime.database.bump()  # what any commit that writes the catalog does
         record = runtime.catalog.get(URI)
         assert record is not None
-        runtime.resources.variants(context, record)
+        runtime.resources.documents.variants(context, record)
     del record
     gc.collect()
     alive = [o for o in gc.get_objects() if isinstance(o, DocumentRecord) and o.uri == URI]
@@ -244,11 +244,11 @@ def test_a_removed_document_leaves_nothing_in_the_read_caches(
     runtime.resources.read_formats(context, part)
     record = runtime.catalog.get(URI)
     assert record is not None
-    runtime.resources.variants(context, record)
-    assert len(runtime.resources._parts_cache) > 0 and runtime.resources._negotiated
+    runtime.resources.documents.variants(context, record)
+    assert len(runtime.resources.stored.parts) > 0 and runtime.resources.documents._negotiated
 
     (sample_shelf / "guides" / "field-guide.md").unlink()
     (sample_shelf / "notes.txt").unlink()
     runtime.index()  # publishes the removals on the bus, as the watcher's batches do
-    assert len(runtime.resources._parts_cache) == 0
-    assert not runtime.resources._negotiated
+    assert len(runtime.resources.stored.parts) == 0
+    assert not runtime.resources.documents._negotiated

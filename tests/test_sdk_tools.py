@@ -46,7 +46,7 @@ PDF = "docshelf://shelf/papers/pdflatex-4-pages.pdf"  # four pages of the same f
 GUIDE = "docshelf://shelf/guides/field-guide.md"  # one heading: "# Field guide"
 GUIDE_SECTION = f"{GUIDE}?section=field-guide"
 PDF_PAGES = {f"{PDF}?pages={n}" for n in range(1, 5)}
-#: Every format a part is offered in (app.mcp.parts.PART_FORMATS).
+#: Every format a part is offered in (converters.formats.DERIVED_MIME_TYPES).
 PART_TYPES = {"text/plain", "text/markdown", "application/json", "application/pdf"}
 #: The field guide's one section, as its Markdown has it: from its heading to the end.
 SECTION_MARKDOWN = MARKDOWN[MARKDOWN.index("# Field guide") :]

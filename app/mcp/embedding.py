@@ -24,7 +24,8 @@ from typing import Any
 from docshelf.app.mcp import wire
 from docshelf.app.mcp.context import RequestContext
 from docshelf.app.mcp.parts import split_uri
-from docshelf.app.mcp.resources import ResourceService, mb, still_converting
+from docshelf.app.mcp.reads import mb, still_converting
+from docshelf.app.mcp.resources import ResourceService
 from docshelf.app.mcp.tools import embedded_resource
 from docshelf.converters import TEXT_MARKDOWN, TEXT_PLAIN
 from docshelf.converters.parts import MAX_PART_PAGES, pages_query, section_query, unique_slugs
@@ -118,16 +119,16 @@ class Embedder:
         wait). Raises what ``resources/read`` raises for a URI that names nothing, or a
         document still converting; :func:`no_text` for one with no text."""
         document_uri, query = split_uri(uri)
-        record = self.resources.require(self.ctx, document_uri)
+        record = self.resources.documents.require(self.ctx, document_uri)
         if record.state in _NO_TEXT_STATES:
             raise no_text(record)
-        record = self.resources.converted(self.ctx, record)
+        record = self.resources.documents.converted(self.ctx, record)
         if record.pending:
             raise still_converting(uri, "to be embedded in a prompt")
         if record.state in _NO_TEXT_STATES:
             raise no_text(record)
         if query is not None:
-            self.resources.require_part(self.ctx, uri)  # the part exists
+            self.resources.parts.require(self.ctx, uri)  # the part exists
             return Target(uri, record, TEXT_MARKDOWN, None)
         by_type = {v.mime_type: v for v in record.variants}
         variant = by_type.get(TEXT_MARKDOWN) or by_type.get(TEXT_PLAIN)
@@ -210,7 +211,7 @@ class Embedder:
                 continue
             covered.add(hit.uri)
             try:
-                record = self.resources.require(self.ctx, hit.document_uri)
+                record = self.resources.documents.require(self.ctx, hit.document_uri)
             except wire.McpError:
                 continue  # deleted since the search
             entry, why = self._hit(hit, record, budget)

@@ -30,8 +30,9 @@ from urllib.parse import unquote
 from docshelf.app.mcp import parts, wire
 from docshelf.app.mcp.context import RequestContext, WouldBlock
 from docshelf.app.mcp.cursor import InvalidCursor, decode_cursor, encode_cursor
+from docshelf.app.mcp.documents import resource_object
 from docshelf.app.mcp.params import ListResourcesParams, PageParams, UriParams
-from docshelf.app.mcp.resources import ResourceService, resource_object
+from docshelf.app.mcp.resources import ResourceService
 from docshelf.storage.catalog import DocumentRecord
 from docshelf.storage.folders import Child, FolderIndex
 from docshelf.storage.models import DocumentState
@@ -94,7 +95,7 @@ class FolderService:
         elif ctx.folders:
             result = self._roots(params.cursor)
         else:
-            result = self.resources.list(ctx, PageParams(params.cursor))
+            result = self.resources.list_resources(ctx, PageParams(params.cursor))
         return _described(ctx, "resources/list", result)
 
     def read(self, ctx: RequestContext, params: UriParams) -> dict[str, Any]:

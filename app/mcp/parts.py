@@ -10,70 +10,52 @@ name's is percent-encoded, storage.uris), so the first ``?`` starts a part:
   the next heading of the same or a higher level (converters.parts).
 
 Parts are not listed. They are read, described and subscribed to like
-documents, in the same formats, made on demand from what the index already
-holds: the document's stored JSON and Markdown, and its original PDF.
+documents, in every derived format, made on demand (``storage.document_bytes``,
+``converters.part_formats``) from what the index already holds: the document's
+stored JSON and Markdown, and its original PDF. This module reads the query,
+checks the part against its document and answers for it.
 """
 
 from __future__ import annotations
 
-import json
+import contextlib
 import re
-import threading
-from collections import OrderedDict
-from collections.abc import Callable, Hashable, Mapping
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import unquote
 
-from docshelf.converters import APPLICATION_JSON, APPLICATION_PDF, TEXT_MARKDOWN, TEXT_PLAIN
-from docshelf.converters.base import OutlineEntry, Source
-from docshelf.converters.markdown.converter import MarkdownConverter
+from docshelf.app.mcp import wire
+from docshelf.app.mcp.context import RequestContext, WouldBlock
+from docshelf.app.mcp.documents import Documents, iso
+from docshelf.app.mcp.reads import (
+    BEST,
+    BEST_TEXT,
+    Omitted,
+    best,
+    content,
+    format_unavailable,
+    over_cap,
+    still_converting,
+    storage_errors,
+    with_omissions,
+)
+from docshelf.app.negotiation import Role, Variant, negotiate
+from docshelf.converters import ConversionError
+from docshelf.converters.base import OutlineEntry
+from docshelf.converters.formats import DERIVED_MIME_TYPES, ROLE_BY_MIME_TYPE, is_textual
 from docshelf.converters.parts import (
     MAX_PART_PAGES,
+    PartNotFound,
+    PartQuery,
     outline_parts,
-    pages_markdown,
-    pages_query,
-    pdf_page_range,
-    section_markdown,
-    section_query,
     unique_slugs,
 )
-from docshelf.converters.pdf.converter import PdfConverter
-from docshelf.converters.render import render_markdown_pdf
 from docshelf.storage.catalog import DocumentRecord
+from docshelf.storage.document_bytes import DocumentBytes
 from docshelf.storage.models import DocumentState
 
-#: The formats of every part, in the canonical order of DESIGN D4.
-PART_FORMATS = (TEXT_PLAIN, TEXT_MARKDOWN, APPLICATION_JSON, APPLICATION_PDF)
-#: The formats a part is made from (besides a PDF's original).
-SOURCE_FORMATS = (TEXT_MARKDOWN, APPLICATION_JSON)
-
 _PAGES = re.compile(r"^([0-9]{1,9})(?:-([0-9]{1,9}))?$")
-
-Load = Callable[[str], bytes]  # a document's format (or its original's type) → its bytes
-
-
-class PartNotFound(LookupError):
-    """No such part; ``reason`` says why, for the error's ``data``."""
-
-    def __init__(self, reason: str) -> None:
-        super().__init__(reason)
-        self.reason = reason
-
-
-@dataclass(frozen=True, slots=True)
-class PartQuery:
-    """What a part URI's query asks for: a page range or a section slug."""
-
-    pages: tuple[int, int] | None = None
-    section: str | None = None
-
-    @property
-    def query(self) -> str:
-        """The canonical query string (without ``?``)."""
-        if self.pages is not None:
-            return pages_query(*self.pages)
-        return section_query(self.section or "")
 
 
 def split_uri(uri: str) -> tuple[str, str | None]:
@@ -143,6 +125,20 @@ class Part:
             meta["section"] = self.query.section
         return meta
 
+    def resource(self, mime_type: str) -> dict[str, Any]:
+        """The part's ``Resource`` in ``mime_type``."""
+        record = self.document
+        return {
+            "uri": self.uri,
+            "name": f"{record.path}?{self.query.query}",
+            "title": self.title,
+            "mimeType": mime_type,
+            "annotations": {"lastModified": iso(record)},
+            "_meta": {
+                wire.META_DOCSHELF: {"shelf": record.shelf, "path": record.path, "part": self.meta}
+            },
+        }
+
 
 def check(record: DocumentRecord, query: PartQuery, uri: str) -> Part:
     """The part ``query`` names in ``record``; :class:`PartNotFound` if it has none such.
@@ -207,127 +203,99 @@ def document_parts(record: DocumentRecord) -> dict[str, Any] | None:
     return described or None
 
 
-def producers(part: Part, load: Load) -> Mapping[str, Callable[[], bytes]]:
-    """How to make each of :data:`PART_FORMATS` for ``part`` from the document's formats."""
-    if part.query.pages is not None:
-        first, last = part.query.pages
-        return {
-            TEXT_PLAIN: lambda: _page_texts(load, first, last).encode("utf-8"),
-            TEXT_MARKDOWN: lambda: _pages_markdown(load, first, last).encode("utf-8"),
-            APPLICATION_JSON: lambda: _pages_json(load, first, last),
-            APPLICATION_PDF: lambda: _pages_pdf(part, load, first, last),
-        }
-    slug = part.query.section or ""
-    state: dict[str, Any] = {}
+class PartReads:
+    """Parts as resources: checked against their document, described and read."""
 
-    def markdown() -> str:
-        if "markdown" not in state:
-            found = section_markdown(load(TEXT_MARKDOWN).decode("utf-8"), slug)
-            if found is None:  # the document changed under us: the index is catching up
-                raise PartNotFound(f"{part.document.path} no longer has a section {slug!r}")
-            state["markdown"] = found[1]
-        return str(state["markdown"])
+    def __init__(
+        self, documents: Documents, stored: DocumentBytes, *, max_read_bytes: int, binary_cap: int
+    ) -> None:
+        self.documents = documents
+        self.stored = stored
+        self.max_read_bytes = max_read_bytes
+        self.binary_cap = binary_cap
 
-    def derived(mime_type: str) -> bytes:
-        if "result" not in state:
-            source = Source.of("part.md", TEXT_MARKDOWN, markdown().encode("utf-8"))
-            state["result"] = MarkdownConverter().convert(source)
-        representation = state["result"].get(mime_type)
-        return bytes(representation.data)
+    def require(self, ctx: RequestContext, uri: str) -> Part:
+        """The part ``uri`` names; the era's resource-not-found error, with the reason in
+        ``data``, if its document or the part does not exist.
 
-    return {
-        TEXT_PLAIN: lambda: derived(TEXT_PLAIN),
-        TEXT_MARKDOWN: lambda: markdown().encode("utf-8"),
-        APPLICATION_JSON: lambda: derived(APPLICATION_JSON),
-        APPLICATION_PDF: lambda: derived(APPLICATION_PDF),
-    }
+        Which parts exist is known once the document is converted (its pages, its
+        headings): a document still waiting for that is converted now, as a whole-document
+        read would do (issue "Nothing lost on a first read"), for as long as a read waits;
+        past that, :func:`still_converting`.
+        """
+        document_uri, query = split_uri(uri)
+        record = self.documents.converted(ctx, self.documents.require(ctx, document_uri))
+        if record.pending:
+            raise still_converting(uri, "to know its parts")
+        with _part_errors(ctx, uri):
+            return check(record, parse_query(query or ""), uri)
+
+    def metadata(self, ctx: RequestContext, uri: str) -> dict[str, Any]:
+        part = self.require(ctx, uri)
+        formats, omitted = self._formats(ctx, part)
+        return with_omissions({"metadata": [part.resource(mime) for mime in formats]}, omitted)
+
+    def read(self, ctx: RequestContext, uri: str, pick: str | None) -> dict[str, Any]:
+        """The part's formats (``pick``: as for a document), made from its document's and
+        kept a while; those that would take the read over its cap are left out."""
+        if not ctx.may_block:
+            raise WouldBlock  # parts are made from files: a worker thread's job
+        part = self.require(ctx, uri)
+        formats, omitted = self._picked(ctx, part, pick)
+        contents: list[dict[str, Any]] = []
+        total = 0
+        with _part_errors(ctx, uri), storage_errors(ctx, part.document.uri):
+            for mime, data in self.stored.part(part.document, part.query, part.title, formats):
+                if total + len(data) > self.max_read_bytes:
+                    omitted.append(over_cap(mime, len(data), self.max_read_bytes))
+                    continue
+                total += len(data)
+                contents.append(content(part.resource(mime), data))
+        return with_omissions({"contents": contents}, omitted)
+
+    def _picked(
+        self, ctx: RequestContext, part: Part, pick: str | None
+    ) -> tuple[list[str], Omitted]:
+        if pick is None:
+            return self._formats(ctx, part)
+        if pick in (BEST, BEST_TEXT):
+            return best(self._formats(ctx, part)[0], pick, str), []
+        if pick not in DERIVED_MIME_TYPES:
+            raise format_unavailable(part.uri, pick, DERIVED_MIME_TYPES)
+        return [pick], []
+
+    def _formats(self, ctx: RequestContext, part: Part) -> tuple[list[str], Omitted]:
+        """The part's formats in negotiated order, and those left out. A part's format is the
+        document's original role when it has the original's type (a PDF's pages, a Markdown
+        file's section)."""
+        candidates = [
+            Variant(
+                mime,
+                Role.ORIGINAL if mime == part.document.mime_type else ROLE_BY_MIME_TYPE[mime],
+                0,
+                not is_textual(mime),
+            )
+            for mime in DERIVED_MIME_TYPES
+        ]
+        candidates.sort(key=lambda v: v.role is not Role.ORIGINAL)
+        selection = negotiate(candidates, ctx.features, binary_cap=self.binary_cap)
+        omitted = [{"mimeType": o.mime_type, "reason": o.reason} for o in selection.omitted]
+        return [v.mime_type for v in selection.variants], omitted
 
 
-def _document(load: Load) -> dict[str, Any]:
-    document = json.loads(load(APPLICATION_JSON))
-    if not isinstance(document, dict) or not isinstance(document.get("pages"), list):
-        raise PartNotFound("the document's JSON format holds no pages")
-    return document
-
-
-def _pages(document: Mapping[str, Any], first: int, last: int) -> list[dict[str, Any]]:
-    return [p for p in document["pages"] if first <= p.get("number", 0) <= last]
-
-
-def _page_texts(load: Load, first: int, last: int) -> str:
-    return "\n\n".join(p["text"] for p in _pages(_document(load), first, last) if p["text"])
-
-
-def _pages_markdown(load: Load, first: int, last: int) -> str:
-    markdown = pages_markdown(load(TEXT_MARKDOWN).decode("utf-8"), first, last)
-    return markdown if markdown is not None else _page_texts(load, first, last)
-
-
-def _pages_pdf(part: Part, load: Load, first: int, last: int) -> bytes:
-    """A PDF source's own pages; any other source's pages (a deck's slides) are not pages of
-    its rendered PDF, so their part renders its own Markdown."""
-    record = part.document
-    if PdfConverter().accepts(Source.of(record.name, record.mime_type)):
-        return pdf_page_range(load(APPLICATION_PDF), first, last)
-    return render_markdown_pdf(_pages_markdown(load, first, last), title=part.title)
-
-
-def _pages_json(load: Load, first: int, last: int) -> bytes:
-    """The document's JSON with only these pages and the outline entries that start on them:
-    still a ``docshelf.document/v1`` document."""
-    document = _document(load)
-    document["pages"] = _pages(document, first, last)
-    document["outline"] = [
-        entry
-        for entry in document.get("outline", [])
-        if isinstance(entry.get("page"), int) and first <= entry["page"] <= last
-    ]
-    return json.dumps(document, ensure_ascii=False, indent=2).encode("utf-8")
-
-
-class PartCache:
-    """Parts made recently, up to ``max_bytes`` in all (the oldest go first): a model
-    reading a section often reads it again, and a PDF's pages cost a parse to cut.
-
-    Each part is kept in one version, that of the document it was cut from (its content
-    hash): once the document changes, the part is made again and replaces the old one,
-    which no read can ask for any more (kept, such versions filled the cache on a busy
-    shelf)."""
-
-    def __init__(self, max_bytes: int = 32 * 1024 * 1024) -> None:
-        self.max_bytes = max_bytes
-        self._entries: OrderedDict[Hashable, tuple[str | None, bytes]] = OrderedDict()
-        self._size = 0
-        self._lock = threading.Lock()
-
-    def __len__(self) -> int:
-        """Parts held."""
-        return len(self._entries)
-
-    def get(self, key: Hashable, version: str | None) -> bytes | None:
-        """The part under ``key`` if it was cut from this ``version`` of its document."""
-        with self._lock:
-            entry = self._entries.get(key)
-            if entry is None or entry[0] != version:
-                return None
-            self._entries.move_to_end(key)
-            return entry[1]
-
-    def forget(self, gone: Callable[[Hashable], bool]) -> None:
-        """Drop the parts whose key ``gone`` says belongs to a document that is no more."""
-        with self._lock:
-            for key in [key for key in self._entries if gone(key)]:
-                self._size -= len(self._entries.pop(key)[1])
-
-    def put(self, key: Hashable, version: str | None, data: bytes) -> None:
-        with self._lock:
-            old = self._entries.pop(key, None)
-            if old is not None:
-                self._size -= len(old[1])
-            if len(data) > self.max_bytes // 4:
-                return  # one big part would push out everything else
-            self._entries[key] = (version, data)
-            self._size += len(data)
-            while self._size > self.max_bytes:
-                _, (_, dropped) = self._entries.popitem(last=False)
-                self._size -= len(dropped)
+@contextlib.contextmanager
+def _part_errors(ctx: RequestContext, uri: str) -> Iterator[None]:
+    """A part that does not exist is not found, with the reason in ``data``; one that cannot
+    be made is an internal error."""
+    try:
+        yield
+    except PartNotFound as exc:
+        error = ctx.era.resource_not_found(uri)
+        error.data = {"uri": uri, "reason": exc.reason}
+        raise error from None
+    except ConversionError as exc:
+        raise wire.McpError(
+            wire.INTERNAL_ERROR,
+            f"Cannot make {uri}: {exc.message}",
+            {"uri": uri, "reason": exc.reason},
+        ) from exc

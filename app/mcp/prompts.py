@@ -34,7 +34,8 @@ from docshelf.app.mcp.embedding import (
     mb_budget,
 )
 from docshelf.app.mcp.params import GetPromptParams, PageParams
-from docshelf.app.mcp.resources import ResourceService, mb
+from docshelf.app.mcp.reads import mb
+from docshelf.app.mcp.resources import ResourceService
 from docshelf.storage.search import (
     MAX_QUERY_CHARS,
     MAX_TERMS,

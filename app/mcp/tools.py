@@ -31,8 +31,8 @@ from docshelf.app.mcp.completeness import (
 from docshelf.app.mcp.context import RequestContext
 from docshelf.app.mcp.listing import LIST, ListingTool
 from docshelf.app.mcp.params import CallToolParams, PageParams
-from docshelf.app.mcp.parts import PART_FORMATS
-from docshelf.app.mcp.resources import BEST, BEST_TEXT, ResourceService
+from docshelf.app.mcp.reads import BEST, BEST_TEXT
+from docshelf.app.mcp.resources import ResourceService
 from docshelf.app.mcp.toolkit import (
     Arguments,
     ToolInputError,
@@ -40,7 +40,7 @@ from docshelf.app.mcp.toolkit import (
     tool_error,
 )
 from docshelf.app.negotiation import shapes_output, tool_result_style
-from docshelf.converters import APPLICATION_JSON, APPLICATION_PDF, TEXT_MARKDOWN, TEXT_PLAIN
+from docshelf.converters.formats import DERIVED_FORMATS, DERIVED_MIME_TYPES
 from docshelf.storage.listing import DocumentListing
 from docshelf.storage.search import MAX_LIMIT, Filters, InvalidQuery, SearchHit, SearchIndex
 
@@ -51,12 +51,10 @@ META_DOCUMENT_URI = "dev.docshelf/documentUri"
 # Snippet length in words: a compact client gets a glimpse, others a sentence or two.
 SNIPPET_WORDS = {True: 8, False: 24}
 
-#: read_document's ``format`` names (the content negotiation SEP's format tags).
+#: read_document's ``format`` names (the content negotiation SEP's format tags), in the
+#: order a client with no preferences gets them.
 FORMATS: Mapping[str, str] = {
-    "markdown": TEXT_MARKDOWN,
-    "text": TEXT_PLAIN,
-    "json": APPLICATION_JSON,
-    "pdf": APPLICATION_PDF,
+    f.role.value: f.mime_type for f in sorted(DERIVED_FORMATS, key=lambda f: f.default_rank)
 }
 
 
@@ -332,8 +330,8 @@ def _link(hit: SearchHit) -> dict[str, Any]:
         "title": title,
         "description": hit.snippet,
     }
-    # A part is offered in PART_FORMATS only: an HTML page's section is no HTML.
-    if not hit.part or hit.mime_type in PART_FORMATS:
+    # A part is offered in the derived formats only: an HTML page's section is no HTML.
+    if not hit.part or hit.mime_type in DERIVED_MIME_TYPES:
         link["mimeType"] = hit.mime_type
     link["_meta"] = {META_DOCUMENT_URI: hit.document_uri}
     return link
