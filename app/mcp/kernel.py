@@ -336,11 +336,11 @@ class Kernel:
             if message.method in self._labels:
                 label = message.method
             return await self._handle(message, channel)
-        except wire.McpError as exc:
-            error = exc
+        except Exception as exc:
+            error = exc if isinstance(exc, wire.McpError) else _failed_before_dispatch(exc)
             return Reply(
-                wire.error_response(request_id_of(raw), exc),
-                exc.http_status,
+                wire.error_response(request_id_of(raw), error),
+                error.http_status,
                 to_notification=_is_notification(raw),
             )
         except BaseException as exc:
@@ -434,9 +434,7 @@ class Kernel:
             raise
         except Exception as exc:
             log.exception("internal error in %s", message.method)
-            raise wire.McpError(
-                wire.INTERNAL_ERROR, f"Internal error: {type(exc).__name__}"
-            ) from exc
+            raise _internal_error(exc) from exc
         return ctx.era.finish(message.method, result, ctx.features, ctx.folders)
 
     # -- the 2025 handshake ------------------------------------------------------------------
@@ -541,6 +539,21 @@ class Kernel:
             "capabilities": self.capabilities(),
             "instructions": self.discover_instructions,
         }
+
+
+def _internal_error(exc: Exception, http_status: int = 200) -> wire.McpError:
+    """-32603, naming the exception's type only (its message may hold paths or data)."""
+    return wire.McpError(
+        wire.INTERNAL_ERROR, f"Internal error: {type(exc).__name__}", http_status=http_status
+    )
+
+
+def _failed_before_dispatch(exc: Exception) -> wire.McpError:
+    """A failure of the kernel's own steps before a handler ran (the handshake, a session
+    lookup): answered like any error, with the request's id where it could be read, on
+    every transport alike. HTTP 500: the server failed, not a handler on its input."""
+    log.exception("internal error before dispatch")
+    return _internal_error(exc, http_status=500)
 
 
 def request_id_of(raw: Any) -> Any:

@@ -183,12 +183,7 @@ class StreamableHttpEndpoint:
             return await self._refuse(send, error, [(b"connection", b"close")])
         except ClientGone:
             return await _send(send, 400)  # nobody is left to read it
-        try:
-            outcome = await self.kernel.handle(body, HttpChannel(self.sessions, headers))
-        except Exception:
-            log.exception("internal error answering a POST")
-            internal = wire.McpError(wire.INTERNAL_ERROR, "Internal error", http_status=500)
-            return await _send_error(send, internal)
+        outcome = await self.kernel.handle(body, HttpChannel(self.sessions, headers))
         await self._respond(outcome, scope, receive, send)
 
     async def _refuse(

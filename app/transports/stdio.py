@@ -82,14 +82,9 @@ class StdioConnection:
         self.output.flush()
 
     async def handle_line(self, line: bytes) -> None:
-        """Answer one line. Nothing a line holds may end the process: every failure is the
-        line's JSON-RPC error, or nothing for a notification (never answered)."""
-        try:
-            outcome = await self.kernel.handle(line, self)
-        except Exception as exc:
-            log.exception("internal error answering a message")
-            internal = wire.McpError(wire.INTERNAL_ERROR, f"Internal error: {type(exc).__name__}")
-            outcome = Reply(wire.error_response(None, internal))
+        """Answer one line. Nothing a line holds may end the process: the kernel answers
+        every failure with the line's JSON-RPC error, which a notification never gets."""
+        outcome = await self.kernel.handle(line, self)
         if isinstance(outcome, Reply):
             if outcome.to_notification:
                 log.debug("dropping error for a notification: %s", outcome.message)
