@@ -26,7 +26,6 @@ from typing import Any, Protocol
 
 import anyio
 
-from docshelf.app import metrics
 from docshelf.app.mcp import codec, wire
 from docshelf.app.mcp.completion import Completer
 from docshelf.app.mcp.context import (
@@ -80,6 +79,8 @@ INITIALIZE = "initialize"
 INITIALIZED = "notifications/initialized"
 CANCELLED = "notifications/cancelled"
 LISTEN = "subscriptions/listen"
+# The metrics label of every method outside the kernel's own, so clients cannot create series.
+OTHER_METHOD = "other"
 
 
 # -- messages ----------------------------------------------------------------------------
@@ -203,6 +204,14 @@ class Channel(Protocol):
 # -- the method table ---------------------------------------------------------------------
 
 
+class RequestMetrics(Protocol):
+    """Where the kernel counts and times each request it answered (``app.metrics``)."""
+
+    def record_request(self, method: str, error: BaseException | None, seconds: float) -> None:
+        """``method``: a method of the kernel's or :data:`OTHER_METHOD`; ``error``: what the
+        request ended with, None for a result."""
+
+
 class Blocking(enum.Enum):
     NEVER = "never"  # answered from memory: always on the event loop
     MAYBE = "maybe"  # tried on the event loop; WouldBlock sends it to a worker thread
@@ -244,6 +253,7 @@ class Kernel:
         prompts: PromptService,
         bus: EventBus,
         *,
+        metrics: RequestMetrics,
         instructions: str,
         keepalive_s: float,
         default_features: Features = NO_FEATURES,
@@ -253,6 +263,7 @@ class Kernel:
         self.folders = FolderService(resources)
         completer = Completer(resources)
         self.bus = bus
+        self.metrics = metrics
         self.instructions = instructions
         # The operator's content negotiation default (DOCSHELF_DEFAULT_FEATURES), for every
         # client that negotiates nothing, in either era; server/discover says what it is.
@@ -288,7 +299,7 @@ class Kernel:
             "completion/complete": Method(completer.complete, CompleteParams, Blocking.MAYBE),
         }
         # Method labels for /metrics: the table plus what the kernel answers itself; anything
-        # else is "other", so clients cannot create series at will.
+        # else is OTHER_METHOD.
         self._labels = frozenset({*self.methods, INITIALIZE, INITIALIZED, CANCELLED, LISTEN})
         self._hooks: dict[str, list[ClientHook]] = {}
 
@@ -328,7 +339,7 @@ class Kernel:
         counted and timed for ``/metrics``, errors before dispatch included."""
         started = time.perf_counter()
         raw: Any = None
-        label = "other"
+        label = OTHER_METHOD
         error: BaseException | None = None
         try:
             raw = codec.decode(body)
@@ -349,14 +360,12 @@ class Kernel:
         finally:
             # Requests and errors count; a notification or a response taken in does not.
             if error is not None or (isinstance(raw, dict) and "id" in raw and "method" in raw):
-                metrics.record_request(
-                    label, metrics.outcome_of(error), time.perf_counter() - started
-                )
+                self.metrics.record_request(label, error, time.perf_counter() - started)
 
     def refused(self, error: wire.McpError) -> None:
         """Count a message a transport refused before the kernel saw it (too large, wrong
         media type, too slow): it reaches ``/metrics`` like every other error."""
-        metrics.record_request("other", metrics.outcome_of(error), 0.0)
+        self.metrics.record_request(OTHER_METHOD, error, 0.0)
 
     async def _handle(self, message: Incoming, channel: Channel) -> Outcome:
         if message.kind == "response":
