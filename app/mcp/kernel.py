@@ -22,7 +22,7 @@ import logging
 import time
 from collections.abc import AsyncIterator, Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, Generic, Protocol, TypeVar
 
 import anyio
 
@@ -51,7 +51,6 @@ from docshelf.app.mcp.params import (
     ListResourcesParams,
     NoParams,
     PageParams,
-    Params,
     UnsubscribeParams,
     UriParams,
 )
@@ -86,11 +85,20 @@ OTHER_METHOD = "other"
 # -- messages ----------------------------------------------------------------------------
 
 
+class Kind(enum.Enum):
+    """What a JSON-RPC message is (JSON-RPC 2.0: a request has an id, a notification none,
+    a response a result or an error)."""
+
+    REQUEST = "request"
+    NOTIFICATION = "notification"
+    RESPONSE = "response"
+
+
 @dataclass(frozen=True, slots=True)
 class Incoming:
     """A well-formed JSON-RPC message from the client."""
 
-    kind: str  # "request" | "notification" | "response"
+    kind: Kind
     id: Any
     method: str | None
     params: dict[str, Any]
@@ -113,14 +121,15 @@ def parse_message(raw: Any) -> Incoming:
     method = raw.get("method")
     if method is None:
         if "id" in raw and ("result" in raw or "error" in raw):
-            return Incoming("response", request_id, None, {}, raw)
+            return Incoming(Kind.RESPONSE, request_id, None, {}, raw)
         raise _invalid_request('"method" is missing')
     if not isinstance(method, str):
         raise _invalid_request('"method" must be a string')
     params = raw.get("params", {})
     if not isinstance(params, dict):
         raise _invalid_request('"params" must be an object')
-    return Incoming("request" if "id" in raw else "notification", request_id, method, params)
+    kind = Kind.REQUEST if "id" in raw else Kind.NOTIFICATION
+    return Incoming(kind, request_id, method, params)
 
 
 def is_request_id(value: object) -> bool:
@@ -223,12 +232,31 @@ ClientHook = Callable[[LegacySession, Peer | None], None]
 session and the peer to send requests to; it must not block (it starts its own work)."""
 
 
+P = TypeVar("P")
+
+
 @dataclass(frozen=True, slots=True)
-class Method:
-    handler: Callable[[RequestContext, Any], dict[str, Any]]
-    params: type[Params]
+class Method(Generic[P]):
+    """One row of the method table: the parser of the method's params (from
+    :mod:`app.mcp.params`) and the handler that takes what it returns — one ``P``, so the
+    type checker holds each row's two together."""
+
+    parse: Callable[[str, Mapping[str, Any]], P]
+    handle: Callable[[RequestContext, P], dict[str, Any]]
     blocking: Blocking
     eras: frozenset[Era] = frozenset({LEGACY, MODERN})
+
+    @staticmethod
+    def of(
+        parse: Callable[[str, Mapping[str, Any]], P],
+        handle: Callable[[RequestContext, P], dict[str, Any]],
+        blocking: Blocking,
+        eras: frozenset[Era] = frozenset({LEGACY, MODERN}),
+    ) -> Method[Any]:
+        """A row of the table. Built here, not by ``Method(...)`` in a table typed
+        ``Method[Any]``: that context would make ``P`` Any and let any parser pair with any
+        handler; here ``P`` is inferred from the two alone, so a mismatch fails mypy."""
+        return Method(parse, handle, blocking, eras)
 
 
 def _to_store(name: str, value: object) -> bytes:
@@ -274,29 +302,37 @@ class Kernel:
             self.discover_instructions = f"{instructions} {described}"
         self.keepalive_s = keepalive_s
         legacy_only = frozenset({LEGACY})
-        self.methods: Mapping[str, Method] = {
-            "ping": Method(lambda ctx, p: {}, NoParams, Blocking.NEVER, legacy_only),
-            "server/discover": Method(
-                self._discover, NoParams, Blocking.NEVER, frozenset({MODERN})
+        self.methods: Mapping[str, Method[Any]] = {
+            "ping": Method.of(NoParams.parse, lambda ctx, p: {}, Blocking.NEVER, legacy_only),
+            "server/discover": Method.of(
+                NoParams.parse, self._discover, Blocking.NEVER, frozenset({MODERN})
             ),
-            "resources/list": Method(self.folders.list, ListResourcesParams, Blocking.ALWAYS),
-            "resources/templates/list": Method(resources.templates, PageParams, Blocking.NEVER),
-            "resources/read": Method(self.folders.read, UriParams, Blocking.MAYBE),
+            "resources/list": Method.of(
+                ListResourcesParams.parse, self.folders.list, Blocking.ALWAYS
+            ),
+            "resources/templates/list": Method.of(
+                PageParams.parse, resources.templates, Blocking.NEVER
+            ),
+            "resources/read": Method.of(UriParams.parse, self.folders.read, Blocking.MAYBE),
             # SEP "Resource Contents Metadata" §2
-            "resources/metadata": Method(self.folders.metadata, UriParams, Blocking.MAYBE),
+            "resources/metadata": Method.of(UriParams.parse, self.folders.metadata, Blocking.MAYBE),
             # An HTTP session's subscriptions are rows in the database (app.mcp.sessions).
-            "resources/subscribe": Method(self._subscribe, UriParams, Blocking.ALWAYS, legacy_only),
-            "resources/unsubscribe": Method(
-                self._unsubscribe, UnsubscribeParams, Blocking.ALWAYS, legacy_only
+            "resources/subscribe": Method.of(
+                UriParams.parse, self._subscribe, Blocking.ALWAYS, legacy_only
+            ),
+            "resources/unsubscribe": Method.of(
+                UnsubscribeParams.parse, self._unsubscribe, Blocking.ALWAYS, legacy_only
             ),
             # server/tools; a search is a query every time, a read may be answered from memory.
-            "tools/list": Method(tools.list, PageParams, Blocking.NEVER),
-            "tools/call": Method(tools.call, CallToolParams, Blocking.ALWAYS),
+            "tools/list": Method.of(PageParams.parse, tools.list, Blocking.NEVER),
+            "tools/call": Method.of(CallToolParams.parse, tools.call, Blocking.ALWAYS),
             # server/prompts; getting one reads documents (and searches) every time.
-            "prompts/list": Method(prompts.list, PageParams, Blocking.NEVER),
-            "prompts/get": Method(prompts.get, GetPromptParams, Blocking.ALWAYS),
+            "prompts/list": Method.of(PageParams.parse, prompts.list, Blocking.NEVER),
+            "prompts/get": Method.of(GetPromptParams.parse, prompts.get, Blocking.ALWAYS),
             # server/utilities/completion, for the shelves' resource template and the prompts.
-            "completion/complete": Method(completer.complete, CompleteParams, Blocking.MAYBE),
+            "completion/complete": Method.of(
+                CompleteParams.parse, completer.complete, Blocking.MAYBE
+            ),
         }
         # Method labels for /metrics: the table plus what the kernel answers itself; anything
         # else is OTHER_METHOD.
@@ -368,7 +404,7 @@ class Kernel:
         self.metrics.record_request(OTHER_METHOD, error, 0.0)
 
     async def _handle(self, message: Incoming, channel: Channel) -> Outcome:
-        if message.kind == "response":
+        if message.kind is Kind.RESPONSE:
             # An answer to a request of ours (app.mcp.outbound; stdio only): matched by id.
             peer = channel.peer()
             if peer is not None and peer.outbound is not None and message.answer is not None:
@@ -385,7 +421,7 @@ class Kernel:
             return await self._initialize(message, channel)
         else:
             session = await channel.session()
-            if session is None and message.kind == "notification" and channel.peer() is not None:
+            if session is None and message.kind is Kind.NOTIFICATION and channel.peer() is not None:
                 # A connection that is its own peer (stdio) may cancel without a session or
                 # _meta: nothing else is at stake.
                 return await self._notified(message, channel)
@@ -400,7 +436,7 @@ class Kernel:
             channel.check_legacy()
             ctx = session.context()
         ctx.features = or_default(ctx.features, self.default_features)
-        if message.kind == "notification":
+        if message.kind is Kind.NOTIFICATION:
             return await self._notified(message, channel)
         if message.method == LISTEN and ctx.era is MODERN:
             return self._listen(message, channel)
@@ -429,16 +465,16 @@ class Kernel:
                 http_status=404 if ctx.era is MODERN else 200,
             )
         try:
-            params = method.params.parse(message.method, message.params)
+            params = method.parse(message.method, message.params)
             result = None
             if method.blocking is not Blocking.ALWAYS:
                 ctx.may_block = False
                 try:
-                    result = method.handler(ctx, params)
+                    result = method.handle(ctx, params)
                 except WouldBlock:
                     ctx.may_block = True
             if result is None:
-                result = await anyio.to_thread.run_sync(method.handler, ctx, params)
+                result = await anyio.to_thread.run_sync(method.handle, ctx, params)
         except wire.McpError:
             raise
         except Exception as exc:
@@ -450,7 +486,7 @@ class Kernel:
 
     async def _initialize(self, message: Incoming, channel: Channel) -> Reply:
         """2025-11-25 basic/lifecycle "Initialization" and "Version Negotiation"."""
-        if message.kind != "request":
+        if message.kind is not Kind.REQUEST:
             # A notification has no id to answer; a session nobody can learn the id of would
             # only take up room (initialize is a request).
             raise _invalid_request('initialize must be a request, with an "id"')
@@ -534,10 +570,12 @@ class Kernel:
 
     def _subscribe(self, ctx: RequestContext, params: UriParams) -> dict[str, Any]:
         """2025-11-25 server/resources "Subscriptions": this URI's updates on the session stream."""
+        assert ctx.session is not None  # a legacy_only method: a 2025-era context has one
         ctx.session.subscribe(self.folders.subscription_uri(ctx, params.uri))
         return {}
 
     def _unsubscribe(self, ctx: RequestContext, params: UnsubscribeParams) -> dict[str, Any]:
+        assert ctx.session is not None
         ctx.session.unsubscribe(params.uri)
         return {}
 
