@@ -40,6 +40,15 @@ from docshelf.app.mcp.context import (
     modern_context,
     require_meta_fields,
 )
+from docshelf.app.mcp.envelope import (
+    Incoming,
+    Kind,
+    invalid_request,
+    is_notification,
+    is_request_id,
+    parse_message,
+    request_id_of,
+)
 from docshelf.app.mcp.folders import FolderService
 from docshelf.app.mcp.notifications import listen, session_stream
 from docshelf.app.mcp.params import (
@@ -80,65 +89,6 @@ CANCELLED = "notifications/cancelled"
 LISTEN = "subscriptions/listen"
 # The metrics label of every method outside the kernel's own, so clients cannot create series.
 OTHER_METHOD = "other"
-
-
-# -- messages ----------------------------------------------------------------------------
-
-
-class Kind(enum.Enum):
-    """What a JSON-RPC message is (JSON-RPC 2.0: a request has an id, a notification none,
-    a response a result or an error)."""
-
-    REQUEST = "request"
-    NOTIFICATION = "notification"
-    RESPONSE = "response"
-
-
-@dataclass(frozen=True, slots=True)
-class Incoming:
-    """A well-formed JSON-RPC message from the client."""
-
-    kind: Kind
-    id: Any
-    method: str | None
-    params: dict[str, Any]
-    answer: dict[str, Any] | None = None  # a response: the whole message
-
-
-def _invalid_request(message: str) -> wire.McpError:
-    return wire.McpError(wire.INVALID_REQUEST, f"Invalid Request: {message}", http_status=400)
-
-
-def parse_message(raw: Any) -> Incoming:
-    """Validate the JSON-RPC 2.0 envelope; -32600 for anything that is not a message."""
-    if not isinstance(raw, dict):
-        raise _invalid_request("expected one JSON-RPC message object (batches are not supported)")
-    request_id = raw.get("id")
-    if raw.get("jsonrpc") != wire.JSONRPC_VERSION:
-        raise _invalid_request('"jsonrpc" must be "2.0"')
-    if "id" in raw and not is_request_id(request_id):
-        raise _invalid_request("id must be a string or an integer")
-    method = raw.get("method")
-    if method is None:
-        if "id" in raw and ("result" in raw or "error" in raw):
-            return Incoming(Kind.RESPONSE, request_id, None, {}, raw)
-        raise _invalid_request('"method" is missing')
-    if not isinstance(method, str):
-        raise _invalid_request('"method" must be a string')
-    params = raw.get("params", {})
-    if not isinstance(params, dict):
-        raise _invalid_request('"params" must be an object')
-    kind = Kind.REQUEST if "id" in raw else Kind.NOTIFICATION
-    return Incoming(kind, request_id, method, params)
-
-
-def is_request_id(value: object) -> bool:
-    """A JSON-RPC RequestId: a string or an integer (a bool is neither, though Python says so)."""
-    return isinstance(value, str | int) and not isinstance(value, bool)
-
-
-def _is_notification(raw: object) -> bool:
-    return isinstance(raw, dict) and "id" not in raw and "method" in raw
 
 
 # -- what the kernel returns ---------------------------------------------------------------
@@ -388,7 +338,7 @@ class Kernel:
             return Reply(
                 wire.error_response(request_id_of(raw), error),
                 error.http_status,
-                to_notification=_is_notification(raw),
+                to_notification=is_notification(raw),
             )
         except BaseException as exc:
             error = exc
@@ -489,7 +439,7 @@ class Kernel:
         if message.kind is not Kind.REQUEST:
             # A notification has no id to answer; a session nobody can learn the id of would
             # only take up room (initialize is a request).
-            raise _invalid_request('initialize must be a request, with an "id"')
+            raise invalid_request('initialize must be a request, with an "id"')
         params = InitializeParams.parse(INITIALIZE, message.params)
         # "If the server supports the requested protocol version, it MUST respond with the same
         # version. Otherwise, the server MUST respond with another protocol version it supports."
@@ -601,12 +551,3 @@ def _failed_before_dispatch(exc: Exception) -> wire.McpError:
     every transport alike. HTTP 500: the server failed, not a handler on its input."""
     log.exception("internal error before dispatch")
     return _internal_error(exc, http_status=500)
-
-
-def request_id_of(raw: Any) -> Any:
-    """The id of a possibly malformed message, for its error response (None if unreadable)."""
-    if isinstance(raw, dict):
-        value = raw.get("id")
-        if is_request_id(value):
-            return value
-    return None

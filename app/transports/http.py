@@ -19,7 +19,8 @@ from starlette.responses import StreamingResponse
 from starlette.types import Receive, Scope, Send
 
 from docshelf.app.mcp import codec, wire
-from docshelf.app.mcp.kernel import Accepted, Incoming, Kernel, Outcome, Reply, Stream
+from docshelf.app.mcp.envelope import Incoming
+from docshelf.app.mcp.kernel import Accepted, Kernel, Outcome, Reply, Stream
 from docshelf.app.mcp.sessions import LegacySession, Peer, SessionRegistry
 from docshelf.app.transports.body import ClientGone, read_body
 from docshelf.app.transports.headers import check_request_headers, request_headers

@@ -19,7 +19,8 @@ import anyio
 import anyio.abc
 
 from docshelf.app.mcp import codec, wire
-from docshelf.app.mcp.kernel import Incoming, Kernel, Reply, Stream
+from docshelf.app.mcp.envelope import Incoming
+from docshelf.app.mcp.kernel import Kernel, Reply, Stream
 from docshelf.app.mcp.outbound import ClientRequests
 from docshelf.app.mcp.roots import RootsFollower
 from docshelf.app.mcp.sessions import LegacySession, Peer
