@@ -27,14 +27,13 @@ grow the number of series.
 
 from __future__ import annotations
 
+import enum
 import functools
 import logging
 import math
 import os
 import socket
-import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 
 from prometheus_client import (
     CONTENT_TYPE_PLAIN_0_0_4,
@@ -48,6 +47,7 @@ from prometheus_client import (
     generate_latest,
 )
 
+from docshelf.app.mcp import wire
 from docshelf.app.metrics_host import DatabaseGauges, HostCollector
 from docshelf.storage.indexer import IndexReport
 
@@ -87,14 +87,28 @@ REGISTRY.register(DATABASE_GAUGES)
 # The classic text format (what prometheus-client itself serves by default): every scraper reads it.
 CONTENT_TYPE = CONTENT_TYPE_PLAIN_0_0_4
 
-# JSON-RPC error code → outcome label.
+
+class Outcome(enum.StrEnum):
+    """How an MCP request ended: the values of ``docshelf_mcp_requests``' outcome label."""
+
+    OK = "ok"
+    PARSE_ERROR = "parse_error"
+    INVALID_REQUEST = "invalid_request"
+    METHOD_NOT_FOUND = "method_not_found"
+    INVALID_PARAMS = "invalid_params"
+    INTERNAL_ERROR = "internal_error"  # a JSON-RPC -32603, or an exception that was not one
+    RESOURCE_NOT_FOUND = "resource_not_found"
+    ERROR = "error"  # any other JSON-RPC error code
+    CANCELLED = "cancelled"  # not an Exception: the request's task was cancelled
+
+
 _OUTCOMES = {
-    -32700: "parse_error",
-    -32600: "invalid_request",
-    -32601: "method_not_found",
-    -32602: "invalid_params",
-    -32603: "internal_error",
-    -32002: "resource_not_found",
+    wire.PARSE_ERROR: Outcome.PARSE_ERROR,
+    wire.INVALID_REQUEST: Outcome.INVALID_REQUEST,
+    wire.METHOD_NOT_FOUND: Outcome.METHOD_NOT_FOUND,
+    wire.INVALID_PARAMS: Outcome.INVALID_PARAMS,
+    wire.INTERNAL_ERROR: Outcome.INTERNAL_ERROR,
+    wire.RESOURCE_NOT_FOUND_LEGACY: Outcome.RESOURCE_NOT_FOUND,
 }
 
 MCP_REQUESTS = Counter(
@@ -155,18 +169,19 @@ HOST_INFO = Gauge(
 )
 
 
-def outcome_of(error: BaseException | None) -> str:
+def outcome_of(error: BaseException | None) -> Outcome:
     """A bounded label for how a request ended."""
     if error is None:
-        return "ok"
+        return Outcome.OK
     code = getattr(error, "code", None)
     if isinstance(code, int):
-        return _OUTCOMES.get(code, "error")
-    return "internal_error" if isinstance(error, Exception) else "cancelled"
+        return _OUTCOMES.get(code, Outcome.ERROR)
+    return Outcome.INTERNAL_ERROR if isinstance(error, Exception) else Outcome.CANCELLED
 
 
-def record_request(method: str, outcome: str, seconds: float) -> None:
-    _requests(method, outcome).inc()
+def record_request(method: str, error: BaseException | None, seconds: float) -> None:
+    """Count and time one MCP request (:class:`app.mcp.kernel.RequestMetrics`)."""
+    _requests(method, outcome_of(error)).inc()
     _latency(method).observe(seconds)
 
 
@@ -176,20 +191,6 @@ _requests = functools.lru_cache(maxsize=None)(
     lambda method, outcome: MCP_REQUESTS.labels(method=method, outcome=outcome)
 )
 _latency = functools.lru_cache(maxsize=None)(lambda method: MCP_LATENCY.labels(method=method))
-
-
-@contextmanager
-def track_request(method: str) -> Iterator[None]:
-    """Count and time the request run inside the block, whatever its outcome."""
-    started = time.perf_counter()
-    error: BaseException | None = None
-    try:
-        yield
-    except BaseException as exc:
-        error = exc
-        raise
-    finally:
-        record_request(method, outcome_of(error), time.perf_counter() - started)
 
 
 def observe_index(report: IndexReport, seconds: float) -> None:

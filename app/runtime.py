@@ -194,6 +194,7 @@ class Runtime:
             ToolService(self.resources, search),
             PromptService(self.resources, search),
             self.bus,
+            metrics=metrics,
             instructions=instructions,
             keepalive_s=settings.keepalive_s,
             default_features=settings.negotiation_default(),

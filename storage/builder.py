@@ -71,6 +71,7 @@ from docshelf.storage.events import ChangeSet, EventBus
 from docshelf.storage.garbage import release_unreferenced
 from docshelf.storage.leases import Leases
 from docshelf.storage.models import (
+    ConverterId,
     Document,
     DocumentState,
     OcrState,
@@ -447,7 +448,7 @@ class FormatBuilder:
             seen_mtime_ns=doc.mtime_ns,
             seen_change_key=doc.change_key,
             known_sha256=doc.sha256,
-            known_converter=doc.converter,
+            known_converter=ConverterId.of_column(doc.converter),
             stored=frozenset(
                 stored if stored is not None else (r.mime_type for r in doc.representations)
             ),

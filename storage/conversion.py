@@ -46,7 +46,7 @@ from docshelf.converters.base import Segment, Source
 from docshelf.converters.detect import HEAD_BYTES, detect_mime
 from docshelf.converters.library_logs import quiet_libraries
 from docshelf.converters.ocr import ocr_identity
-from docshelf.storage.models import FormatFailure
+from docshelf.storage.models import ConverterId, FormatFailure
 from docshelf.storage.s3 import adopt_environment, client_environment
 from docshelf.storage.shelves import FileBytes, NotRegularFile, OutsideShelf, Seen, shelf_at
 from docshelf.storage.store import Store, StoreSpec, open_store, store_key
@@ -81,10 +81,10 @@ class ConversionTask:
     seen_mtime_ns: int = 0
     seen_change_key: str | None = None  # an object's ETag when queued (None for a file)
     known_sha256: str | None = None
-    known_converter: str | None = None
+    known_converter: ConverterId | None = None
     stored: frozenset[str] = frozenset()
     #: The OCR pass (DESIGN D34): the converter may read pages without text by OCR, and
-    #: what it makes is versioned ``name:version+<ocr identity>``.
+    #: what it makes is versioned ``version+<ocr identity>``.
     ocr: bool = False
     timeout_s: float | None = None  # None: the pool's per-file timeout
 
@@ -109,7 +109,7 @@ class ConversionOutcome:
     change_key: str | None = None  # the ETag of the object read (None for a file)
     sha256: str | None = None
     mime_type: str | None = None
-    converter: str | None = None  # "name:version"; None when no converter handles the type
+    converter: ConverterId | None = None  # None when no converter handles the type
     facts: Facts | None = None  # None: unchanged content, the index's facts still hold
     variants: tuple[StoredVariant, ...] = ()
     segments: tuple[Segment, ...] | None = None  # the text to search; None: unchanged
@@ -138,21 +138,16 @@ class Parsed:
 Step = ConversionOutcome | Parsed | StoredVariant | FormatFailure
 
 
-def converter_identity(mime_type: str, filename: str) -> str | None:
-    """``"name:version"`` of the converter that handles this file, or None."""
+def converter_identity(mime_type: str, filename: str) -> ConverterId | None:
+    """The id of the converter that handles this file, or None."""
     converter = find_converter(mime_type, filename)
-    return f"{converter.name}:{converter.version}" if converter else None
+    return ConverterId(converter.name, converter.version) if converter else None
 
 
 def ocr_version(version: str) -> str:
     """The version of what an OCR pass makes: the converter's, and the engine's identity
     (engine, its version, languages), so that changing either converts again."""
     return f"{version}+{ocr_identity()}"
-
-
-def without_ocr(converter: str) -> str:
-    """``"name:version"`` of a converter id, less an OCR pass's suffix."""
-    return converter.partition("+")[0]
 
 
 def _read(task: ConversionTask) -> FileBytes | ConversionOutcome:
@@ -218,7 +213,7 @@ def conversion_steps(task: ConversionTask, store: Store) -> Iterator[Step]:
         yield replace(found, facts=Facts())
         return
     version = ocr_version(converter.version) if task.ocr else converter.version
-    found = replace(found, converter=f"{converter.name}:{version}")
+    found = replace(found, converter=ConverterId(converter.name, version))
     yield found
     unchanged = _unchanged(task, found)
     wanted = _wanted(task, found)

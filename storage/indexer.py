@@ -30,11 +30,11 @@ from docshelf.converters.peek import cheap_title
 from docshelf.converters.registry import unsupported_reason
 from docshelf.storage import search
 from docshelf.storage.builder import FormatBuilder, Progress
-from docshelf.storage.conversion import converter_identity, without_ocr
+from docshelf.storage.conversion import converter_identity
 from docshelf.storage.database import RACE_ATTEMPTS, Database
 from docshelf.storage.events import ChangeSet, EventBus
 from docshelf.storage.garbage import release_unreferenced
-from docshelf.storage.models import Document, DocumentState, Representation
+from docshelf.storage.models import ConverterId, Document, DocumentState, Representation
 from docshelf.storage.outcomes import fallback_description
 from docshelf.storage.shelves import AnyShelf, NotRegularFile, OutsideShelf, Seen, ShelfSet
 from docshelf.storage.uris import MAX_URI_LENGTH, InvalidUri, build_uri, printable
@@ -454,12 +454,13 @@ class Indexer:
         if row.state == DocumentState.UNSUPPORTED and not row.converter:
             # No converter took it when it was catalogued: a newer docshelf may have one.
             return converter_identity(row.mime_type, path.rpartition("/")[2]) is not None
-        if row.state == DocumentState.PENDING or not row.converter:
+        made_by = ConverterId.of_column(row.converter)
+        if row.state == DocumentState.PENDING or made_by is None:
             return False  # queued already, or failed before any converter ran
         # A converter upgrade (a new version) rebuilds what the old one made.
         # An OCR pass's suffix is the builder's business (it re-reads on an engine change).
         current = converter_identity(row.mime_type, path.rpartition("/")[2])
-        return without_ocr(row.converter) != current
+        return made_by.without_ocr() != current
 
     @staticmethod
     def _head(shelf: AnyShelf, path: str) -> bytes:

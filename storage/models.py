@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from enum import StrEnum
 from typing import TypeVar
@@ -131,9 +131,7 @@ class Document(Base):
     page_count: Mapped[int | None]
     language: Mapped[str | None] = mapped_column(String(35))
     facts: Mapped[dict[str, object]] = mapped_column(JSON, default=dict)
-    converter: Mapped[str | None] = mapped_column(
-        String(64)
-    )  # "name:version" that made the variants
+    converter: Mapped[str | None] = mapped_column(String(64))  # ConverterId.to_column()
     state: Mapped[DocumentState] = mapped_column(
         StateColumn(DocumentState), default=DocumentState.READY
     )
@@ -184,6 +182,34 @@ Index(
 class LastError:
     reason: str
     message: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class ConverterId:
+    """Which converter made a document's formats, and which version of it: a rebuild is due
+    when either changes. The version of what an OCR pass made carries the engine's identity
+    (``5+ocr-rapidocr-en``: ``storage.conversion.ocr_version``).
+
+    Stored as one string, ``"name:version"``, in :attr:`Document.converter`; only
+    :meth:`of_column` and :meth:`to_column` spell it."""
+
+    name: str
+    version: str
+
+    @staticmethod
+    def of_column(value: str | None) -> ConverterId | None:
+        """The id :attr:`Document.converter` holds; None for none (no converter ran)."""
+        if not value:
+            return None
+        name, _, version = value.partition(":")
+        return ConverterId(name, version)
+
+    def to_column(self) -> str:
+        return f"{self.name}:{self.version}"
+
+    def without_ocr(self) -> ConverterId:
+        """The converter's own id, less an OCR pass's suffix."""
+        return replace(self, version=self.version.partition("+")[0])
 
 
 @dataclass(frozen=True, slots=True)

@@ -32,6 +32,7 @@ from docshelf.converters.registry import unsupported_reason
 from docshelf.storage import search
 from docshelf.storage.conversion import ConversionOutcome, ConversionTask
 from docshelf.storage.models import (
+    ConverterId,
     Document,
     DocumentState,
     FormatFailure,
@@ -152,7 +153,7 @@ def apply_outcome(
         doc.modified_at = datetime.fromtimestamp(outcome.mtime_ns / 1e9, UTC)
     if outcome.mime_type is not None:
         doc.mime_type = outcome.mime_type
-    doc.converter = outcome.converter
+    doc.converter = None if outcome.converter is None else outcome.converter.to_column()
     doc.format_errors = {}
     if outcome.converter is None and not outcome.error_reason:  # nothing reads what it is
         outcome = replace(
@@ -185,7 +186,7 @@ def _same_content(doc: Document, outcome: ConversionOutcome) -> bool:
     return (
         doc.state == DocumentState.READY
         and outcome.sha256 in (None, doc.sha256)
-        and outcome.converter in (None, doc.converter)
+        and outcome.converter in (None, ConverterId.of_column(doc.converter))
     )
 
 
@@ -214,7 +215,7 @@ def _add_formats(doc: Document, task: ConversionTask, outcome: ConversionOutcome
 
 def _store_variants(doc: Document, outcome: ConversionOutcome) -> set[str]:
     """Point the document's rows at the variants made; returns the store keys it uses."""
-    name, _, version = (outcome.converter or doc.converter or "").partition(":")
+    made_by = outcome.converter or ConverterId.of_column(doc.converter) or ConverterId("", "")
     rows = {r.mime_type: r for r in doc.representations}
     for variant in outcome.variants:
         row = rows.get(variant.mime_type)
@@ -223,7 +224,7 @@ def _store_variants(doc: Document, outcome: ConversionOutcome) -> set[str]:
             doc.representations.append(row)
         # Rows are updated in place: no delete-then-insert of the same (document, type).
         row.size, row.sha256, row.store_key = variant.size, variant.sha256, variant.store_key
-        row.converter, row.converter_version = name, version
+        row.converter, row.converter_version = made_by.name, made_by.version
     return {r.store_key for r in doc.representations}
 
 

@@ -732,3 +732,20 @@ def test_a_single_valued_header_on_two_lines_is_400_naming_it(
     assert error["error"]["code"] == code
     assert f"the {name} header came on 2 lines" in error["error"]["message"]
     assert_still_serving(raw)
+
+
+def test_an_error_before_dispatch_is_32603_with_the_request_id(raw: RawClient) -> None:
+    # JSON-RPC 2.0 "Response object": the id "MUST be the same as the value of the id member
+    # in the Request Object" wherever it could be read. The handshake fails before any
+    # handler runs: capabilities holding NaN (which Python's reader takes) and an integer
+    # past 64 bits cannot be written back as the JSON a session keeps.
+    capabilities = {"experimental": {"x": {"nan": float("nan"), "big": 10**30}}}
+    params = {"protocolVersion": LEGACY, "capabilities": capabilities, "clientInfo": {}}
+    response = raw.post({"jsonrpc": "2.0", "id": "boom", "method": "initialize", "params": params})
+    assert response.status_code == 500  # the server failed, not a handler
+    assert "mcp-session-id" not in response.headers
+    body = response.json()
+    validate_error(LEGACY, body)
+    assert body["error"]["code"] == -32603 and body["id"] == "boom"
+    assert body["error"]["message"] == "Internal error: ValueError"
+    assert_still_serving(raw)

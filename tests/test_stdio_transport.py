@@ -192,3 +192,17 @@ def test_stdio_listen_with_more_than_1000_uris_is_32602(stdio: RawStdio) -> None
     assert_error(answer, -32602)
     assert "1000" in answer["error"]["message"]
     stdio.assert_serving()
+
+
+def test_stdio_an_error_before_dispatch_is_32603_with_the_request_id(stdio: RawStdio) -> None:
+    # JSON-RPC 2.0 "Response object": the id "MUST be the same as the value of the id member
+    # in the Request Object" wherever it could be read. The handshake fails before any
+    # handler runs: capabilities holding NaN (which Python's reader takes) and an integer
+    # past 64 bits cannot be written back as the JSON a session keeps.
+    capabilities = {"experimental": {"x": {"nan": float("nan"), "big": 10**30}}}
+    params = {"protocolVersion": LEGACY, "capabilities": capabilities, "clientInfo": {}}
+    stdio.send({"jsonrpc": "2.0", "id": "boom", "method": "initialize", "params": params})
+    answer = stdio.response("boom")
+    assert_error(answer, -32603, LEGACY)
+    assert answer["id"] == "boom"
+    stdio.assert_serving()

@@ -8,7 +8,7 @@ picks the era's error codes. No handler checks a version string.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal, NamedTuple, Protocol
 
 from docshelf.app import __version__
 from docshelf.app.mcp import wire
@@ -17,24 +17,32 @@ from docshelf.app.negotiation_features import NO_FEATURES, Features, parse_featu
 
 SERVER_INFO = {"name": "docshelf", "title": "docshelf", "version": __version__}
 
-# 2026-07-28 server/utilities/caching "Cacheable Results": method → (ttlMs, cacheScope).
-CACHE_HINTS: dict[str, tuple[int, str]] = {
-    "server/discover": (3_600_000, "public"),
-    "resources/templates/list": (3_600_000, "public"),
-    "resources/list": (60_000, "public"),
+
+class CacheHint(NamedTuple):
+    """2026-07-28 server/utilities/caching "Cacheable Results": a result's ``ttlMs`` and
+    ``cacheScope``."""
+
+    ttl_ms: int
+    scope: Literal["public", "private"]
+
+
+CACHE_HINTS: dict[str, CacheHint] = {
+    "server/discover": CacheHint(3_600_000, "public"),
+    "resources/templates/list": CacheHint(3_600_000, "public"),
+    "resources/list": CacheHint(60_000, "public"),
     # The same three tools for everyone; their shelf list changes only with a restart.
-    "tools/list": (3_600_000, "public"),
+    "tools/list": CacheHint(3_600_000, "public"),
     # The same three prompts for everyone, for as long as the server runs.
-    "prompts/list": (3_600_000, "public"),
+    "prompts/list": CacheHint(3_600_000, "public"),
     # A read's contents[] depend on the client's negotiated features, which are not part
     # of the cache key (caching "Cache Key": method + params): never shared between
     # callers, and not reusable at all when features shaped it (see cache_hints).
-    "resources/read": (60_000, "private"),
+    "resources/read": CacheHint(60_000, "private"),
 }
 
 
-def cache_hints(method: str, features: Features, folders: bool = False) -> tuple[int, str] | None:
-    """(ttlMs, cacheScope) for a cacheable result, or None for other methods. A result the
+def cache_hints(method: str, features: Features, folders: bool = False) -> CacheHint | None:
+    """The hints of a cacheable result, or None for other methods. A result the
     client's declarations shaped — its feature tags a read, its folders opt-in (SEP-2093:
     root folders, ``capabilities``) a list or a read — differs from another client's
     answer to the same method and params: never shared, never reused."""
@@ -43,7 +51,9 @@ def cache_hints(method: str, features: Features, folders: bool = False) -> tuple
         (method == "resources/read" and shapes_output(features))
         or (folders and method in ("resources/list", "resources/read"))
     ):
-        return 0, "private"  # "If ttlMs is 0, the response SHOULD be considered immediately stale"
+        return CacheHint(
+            0, "private"
+        )  # "If ttlMs is 0, the response SHOULD be considered immediately stale"
     return hints
 
 
@@ -65,9 +75,8 @@ class Era:
         meta.setdefault(wire.META_SERVER_INFO, SERVER_INFO)
         hints = cache_hints(method, features, folders)
         if hints:
-            ttl, scope = hints
-            result.setdefault("ttlMs", ttl)
-            result.setdefault("cacheScope", scope)
+            result.setdefault("ttlMs", hints.ttl_ms)
+            result.setdefault("cacheScope", hints.scope)
         return result
 
     def resource_not_found(self, uri: object, message: str = "Resource not found") -> wire.McpError:
@@ -85,6 +94,16 @@ class WouldBlock(Exception):
     worker thread. Handlers that can answer from memory never leave the loop."""
 
 
+class SessionSubscriptions(Protocol):
+    """What a handler may do with the 2025-era session it runs in
+    (:class:`app.mcp.sessions.LegacySession`): ``resources/subscribe`` and ``unsubscribe``;
+    either may block (an HTTP session's subscriptions are rows in the database)."""
+
+    def subscribe(self, uri: str) -> None: ...
+
+    def unsubscribe(self, uri: str) -> None: ...
+
+
 @dataclass(slots=True)
 class RequestContext:
     """Everything a handler may know about who is asking, in which era, parsed once."""
@@ -92,7 +111,7 @@ class RequestContext:
     era: Era
     protocol_version: str
     features: Features = NO_FEATURES  # the content negotiation extension's feature tags
-    session: Any = None  # the 2025-era session, if any (resources/subscribe)
+    session: SessionSubscriptions | None = None  # the 2025-era session, if any
     # The client declared wire.EXTENSION_FOLDERS (SEP-2093): its Resources carry
     # ``capabilities`` and an unscoped resources/list answers with the shelves' folders.
     folders: bool = False

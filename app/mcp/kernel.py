@@ -22,11 +22,10 @@ import logging
 import time
 from collections.abc import AsyncIterator, Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, Generic, Protocol, TypeVar
 
 import anyio
 
-from docshelf.app import metrics
 from docshelf.app.mcp import codec, wire
 from docshelf.app.mcp.completion import Completer
 from docshelf.app.mcp.context import (
@@ -41,6 +40,15 @@ from docshelf.app.mcp.context import (
     modern_context,
     require_meta_fields,
 )
+from docshelf.app.mcp.envelope import (
+    Incoming,
+    Kind,
+    invalid_request,
+    is_notification,
+    is_request_id,
+    parse_message,
+    request_id_of,
+)
 from docshelf.app.mcp.folders import FolderService
 from docshelf.app.mcp.notifications import listen, session_stream
 from docshelf.app.mcp.params import (
@@ -52,7 +60,6 @@ from docshelf.app.mcp.params import (
     ListResourcesParams,
     NoParams,
     PageParams,
-    Params,
     UnsubscribeParams,
     UriParams,
 )
@@ -74,55 +81,8 @@ INITIALIZE = "initialize"
 INITIALIZED = "notifications/initialized"
 CANCELLED = "notifications/cancelled"
 LISTEN = "subscriptions/listen"
-
-
-# -- messages ----------------------------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class Incoming:
-    """A well-formed JSON-RPC message from the client."""
-
-    kind: str  # "request" | "notification" | "response"
-    id: Any
-    method: str | None
-    params: dict[str, Any]
-    answer: dict[str, Any] | None = None  # a response: the whole message
-
-
-def _invalid_request(message: str) -> wire.McpError:
-    return wire.McpError(wire.INVALID_REQUEST, f"Invalid Request: {message}", http_status=400)
-
-
-def parse_message(raw: Any) -> Incoming:
-    """Validate the JSON-RPC 2.0 envelope; -32600 for anything that is not a message."""
-    if not isinstance(raw, dict):
-        raise _invalid_request("expected one JSON-RPC message object (batches are not supported)")
-    request_id = raw.get("id")
-    if raw.get("jsonrpc") != wire.JSONRPC_VERSION:
-        raise _invalid_request('"jsonrpc" must be "2.0"')
-    if "id" in raw and not is_request_id(request_id):
-        raise _invalid_request("id must be a string or an integer")
-    method = raw.get("method")
-    if method is None:
-        if "id" in raw and ("result" in raw or "error" in raw):
-            return Incoming("response", request_id, None, {}, raw)
-        raise _invalid_request('"method" is missing')
-    if not isinstance(method, str):
-        raise _invalid_request('"method" must be a string')
-    params = raw.get("params", {})
-    if not isinstance(params, dict):
-        raise _invalid_request('"params" must be an object')
-    return Incoming("request" if "id" in raw else "notification", request_id, method, params)
-
-
-def is_request_id(value: object) -> bool:
-    """A JSON-RPC RequestId: a string or an integer (a bool is neither, though Python says so)."""
-    return isinstance(value, str | int) and not isinstance(value, bool)
-
-
-def _is_notification(raw: object) -> bool:
-    return isinstance(raw, dict) and "id" not in raw and "method" in raw
+# The metrics label of every method outside the kernel's own, so clients cannot create series.
+OTHER_METHOD = "other"
 
 
 # -- what the kernel returns ---------------------------------------------------------------
@@ -197,6 +157,14 @@ class Channel(Protocol):
 # -- the method table ---------------------------------------------------------------------
 
 
+class RequestMetrics(Protocol):
+    """Where the kernel counts and times each request it answered (``app.metrics``)."""
+
+    def record_request(self, method: str, error: BaseException | None, seconds: float) -> None:
+        """``method``: a method of the kernel's or :data:`OTHER_METHOD`; ``error``: what the
+        request ended with, None for a result."""
+
+
 class Blocking(enum.Enum):
     NEVER = "never"  # answered from memory: always on the event loop
     MAYBE = "maybe"  # tried on the event loop; WouldBlock sends it to a worker thread
@@ -208,12 +176,31 @@ ClientHook = Callable[[LegacySession, Peer | None], None]
 session and the peer to send requests to; it must not block (it starts its own work)."""
 
 
+P = TypeVar("P")
+
+
 @dataclass(frozen=True, slots=True)
-class Method:
-    handler: Callable[[RequestContext, Any], dict[str, Any]]
-    params: type[Params]
+class Method(Generic[P]):
+    """One row of the method table: the parser of the method's params (from
+    :mod:`app.mcp.params`) and the handler that takes what it returns — one ``P``, so the
+    type checker holds each row's two together."""
+
+    parse: Callable[[str, Mapping[str, Any]], P]
+    handle: Callable[[RequestContext, P], dict[str, Any]]
     blocking: Blocking
     eras: frozenset[Era] = frozenset({LEGACY, MODERN})
+
+    @staticmethod
+    def of(
+        parse: Callable[[str, Mapping[str, Any]], P],
+        handle: Callable[[RequestContext, P], dict[str, Any]],
+        blocking: Blocking,
+        eras: frozenset[Era] = frozenset({LEGACY, MODERN}),
+    ) -> Method[Any]:
+        """A row of the table. Built here, not by ``Method(...)`` in a table typed
+        ``Method[Any]``: that context would make ``P`` Any and let any parser pair with any
+        handler; here ``P`` is inferred from the two alone, so a mismatch fails mypy."""
+        return Method(parse, handle, blocking, eras)
 
 
 def _to_store(name: str, value: object) -> bytes:
@@ -238,6 +225,7 @@ class Kernel:
         prompts: PromptService,
         bus: EventBus,
         *,
+        metrics: RequestMetrics,
         instructions: str,
         keepalive_s: float,
         default_features: Features = NO_FEATURES,
@@ -247,6 +235,7 @@ class Kernel:
         self.folders = FolderService(resources)
         completer = Completer(resources)
         self.bus = bus
+        self.metrics = metrics
         self.instructions = instructions
         # The operator's content negotiation default (DOCSHELF_DEFAULT_FEATURES), for every
         # client that negotiates nothing, in either era; server/discover says what it is.
@@ -257,32 +246,40 @@ class Kernel:
             self.discover_instructions = f"{instructions} {described}"
         self.keepalive_s = keepalive_s
         legacy_only = frozenset({LEGACY})
-        self.methods: Mapping[str, Method] = {
-            "ping": Method(lambda ctx, p: {}, NoParams, Blocking.NEVER, legacy_only),
-            "server/discover": Method(
-                self._discover, NoParams, Blocking.NEVER, frozenset({MODERN})
+        self.methods: Mapping[str, Method[Any]] = {
+            "ping": Method.of(NoParams.parse, lambda ctx, p: {}, Blocking.NEVER, legacy_only),
+            "server/discover": Method.of(
+                NoParams.parse, self._discover, Blocking.NEVER, frozenset({MODERN})
             ),
-            "resources/list": Method(self.folders.list, ListResourcesParams, Blocking.ALWAYS),
-            "resources/templates/list": Method(resources.templates, PageParams, Blocking.NEVER),
-            "resources/read": Method(self.folders.read, UriParams, Blocking.MAYBE),
+            "resources/list": Method.of(
+                ListResourcesParams.parse, self.folders.list, Blocking.ALWAYS
+            ),
+            "resources/templates/list": Method.of(
+                PageParams.parse, resources.templates, Blocking.NEVER
+            ),
+            "resources/read": Method.of(UriParams.parse, self.folders.read, Blocking.MAYBE),
             # SEP "Resource Contents Metadata" §2
-            "resources/metadata": Method(self.folders.metadata, UriParams, Blocking.MAYBE),
+            "resources/metadata": Method.of(UriParams.parse, self.folders.metadata, Blocking.MAYBE),
             # An HTTP session's subscriptions are rows in the database (app.mcp.sessions).
-            "resources/subscribe": Method(self._subscribe, UriParams, Blocking.ALWAYS, legacy_only),
-            "resources/unsubscribe": Method(
-                self._unsubscribe, UnsubscribeParams, Blocking.ALWAYS, legacy_only
+            "resources/subscribe": Method.of(
+                UriParams.parse, self._subscribe, Blocking.ALWAYS, legacy_only
+            ),
+            "resources/unsubscribe": Method.of(
+                UnsubscribeParams.parse, self._unsubscribe, Blocking.ALWAYS, legacy_only
             ),
             # server/tools; a search is a query every time, a read may be answered from memory.
-            "tools/list": Method(tools.list, PageParams, Blocking.NEVER),
-            "tools/call": Method(tools.call, CallToolParams, Blocking.ALWAYS),
+            "tools/list": Method.of(PageParams.parse, tools.list, Blocking.NEVER),
+            "tools/call": Method.of(CallToolParams.parse, tools.call, Blocking.ALWAYS),
             # server/prompts; getting one reads documents (and searches) every time.
-            "prompts/list": Method(prompts.list, PageParams, Blocking.NEVER),
-            "prompts/get": Method(prompts.get, GetPromptParams, Blocking.ALWAYS),
+            "prompts/list": Method.of(PageParams.parse, prompts.list, Blocking.NEVER),
+            "prompts/get": Method.of(GetPromptParams.parse, prompts.get, Blocking.ALWAYS),
             # server/utilities/completion, for the shelves' resource template and the prompts.
-            "completion/complete": Method(completer.complete, CompleteParams, Blocking.MAYBE),
+            "completion/complete": Method.of(
+                CompleteParams.parse, completer.complete, Blocking.MAYBE
+            ),
         }
         # Method labels for /metrics: the table plus what the kernel answers itself; anything
-        # else is "other", so clients cannot create series at will.
+        # else is OTHER_METHOD.
         self._labels = frozenset({*self.methods, INITIALIZE, INITIALIZED, CANCELLED, LISTEN})
         self._hooks: dict[str, list[ClientHook]] = {}
 
@@ -322,7 +319,7 @@ class Kernel:
         counted and timed for ``/metrics``, errors before dispatch included."""
         started = time.perf_counter()
         raw: Any = None
-        label = "other"
+        label = OTHER_METHOD
         error: BaseException | None = None
         try:
             raw = codec.decode(body)
@@ -330,12 +327,12 @@ class Kernel:
             if message.method in self._labels:
                 label = message.method
             return await self._handle(message, channel)
-        except wire.McpError as exc:
-            error = exc
+        except Exception as exc:
+            error = exc if isinstance(exc, wire.McpError) else _failed_before_dispatch(exc)
             return Reply(
-                wire.error_response(request_id_of(raw), exc),
-                exc.http_status,
-                to_notification=_is_notification(raw),
+                wire.error_response(request_id_of(raw), error),
+                error.http_status,
+                to_notification=is_notification(raw),
             )
         except BaseException as exc:
             error = exc
@@ -343,17 +340,15 @@ class Kernel:
         finally:
             # Requests and errors count; a notification or a response taken in does not.
             if error is not None or (isinstance(raw, dict) and "id" in raw and "method" in raw):
-                metrics.record_request(
-                    label, metrics.outcome_of(error), time.perf_counter() - started
-                )
+                self.metrics.record_request(label, error, time.perf_counter() - started)
 
     def refused(self, error: wire.McpError) -> None:
         """Count a message a transport refused before the kernel saw it (too large, wrong
         media type, too slow): it reaches ``/metrics`` like every other error."""
-        metrics.record_request("other", metrics.outcome_of(error), 0.0)
+        self.metrics.record_request(OTHER_METHOD, error, 0.0)
 
     async def _handle(self, message: Incoming, channel: Channel) -> Outcome:
-        if message.kind == "response":
+        if message.kind is Kind.RESPONSE:
             # An answer to a request of ours (app.mcp.outbound; stdio only): matched by id.
             peer = channel.peer()
             if peer is not None and peer.outbound is not None and message.answer is not None:
@@ -370,7 +365,7 @@ class Kernel:
             return await self._initialize(message, channel)
         else:
             session = await channel.session()
-            if session is None and message.kind == "notification" and channel.peer() is not None:
+            if session is None and message.kind is Kind.NOTIFICATION and channel.peer() is not None:
                 # A connection that is its own peer (stdio) may cancel without a session or
                 # _meta: nothing else is at stake.
                 return await self._notified(message, channel)
@@ -385,7 +380,7 @@ class Kernel:
             channel.check_legacy()
             ctx = session.context()
         ctx.features = or_default(ctx.features, self.default_features)
-        if message.kind == "notification":
+        if message.kind is Kind.NOTIFICATION:
             return await self._notified(message, channel)
         if message.method == LISTEN and ctx.era is MODERN:
             return self._listen(message, channel)
@@ -414,33 +409,31 @@ class Kernel:
                 http_status=404 if ctx.era is MODERN else 200,
             )
         try:
-            params = method.params.parse(message.method, message.params)
+            params = method.parse(message.method, message.params)
             result = None
             if method.blocking is not Blocking.ALWAYS:
                 ctx.may_block = False
                 try:
-                    result = method.handler(ctx, params)
+                    result = method.handle(ctx, params)
                 except WouldBlock:
                     ctx.may_block = True
             if result is None:
-                result = await anyio.to_thread.run_sync(method.handler, ctx, params)
+                result = await anyio.to_thread.run_sync(method.handle, ctx, params)
         except wire.McpError:
             raise
         except Exception as exc:
             log.exception("internal error in %s", message.method)
-            raise wire.McpError(
-                wire.INTERNAL_ERROR, f"Internal error: {type(exc).__name__}"
-            ) from exc
+            raise _internal_error(exc) from exc
         return ctx.era.finish(message.method, result, ctx.features, ctx.folders)
 
     # -- the 2025 handshake ------------------------------------------------------------------
 
     async def _initialize(self, message: Incoming, channel: Channel) -> Reply:
         """2025-11-25 basic/lifecycle "Initialization" and "Version Negotiation"."""
-        if message.kind != "request":
+        if message.kind is not Kind.REQUEST:
             # A notification has no id to answer; a session nobody can learn the id of would
             # only take up room (initialize is a request).
-            raise _invalid_request('initialize must be a request, with an "id"')
+            raise invalid_request('initialize must be a request, with an "id"')
         params = InitializeParams.parse(INITIALIZE, message.params)
         # "If the server supports the requested protocol version, it MUST respond with the same
         # version. Otherwise, the server MUST respond with another protocol version it supports."
@@ -521,10 +514,12 @@ class Kernel:
 
     def _subscribe(self, ctx: RequestContext, params: UriParams) -> dict[str, Any]:
         """2025-11-25 server/resources "Subscriptions": this URI's updates on the session stream."""
+        assert ctx.session is not None  # a legacy_only method: a 2025-era context has one
         ctx.session.subscribe(self.folders.subscription_uri(ctx, params.uri))
         return {}
 
     def _unsubscribe(self, ctx: RequestContext, params: UnsubscribeParams) -> dict[str, Any]:
+        assert ctx.session is not None
         ctx.session.unsubscribe(params.uri)
         return {}
 
@@ -537,10 +532,16 @@ class Kernel:
         }
 
 
-def request_id_of(raw: Any) -> Any:
-    """The id of a possibly malformed message, for its error response (None if unreadable)."""
-    if isinstance(raw, dict):
-        value = raw.get("id")
-        if is_request_id(value):
-            return value
-    return None
+def _internal_error(exc: Exception, http_status: int = 200) -> wire.McpError:
+    """-32603, naming the exception's type only (its message may hold paths or data)."""
+    return wire.McpError(
+        wire.INTERNAL_ERROR, f"Internal error: {type(exc).__name__}", http_status=http_status
+    )
+
+
+def _failed_before_dispatch(exc: Exception) -> wire.McpError:
+    """A failure of the kernel's own steps before a handler ran (the handshake, a session
+    lookup): answered like any error, with the request's id where it could be read, on
+    every transport alike. HTTP 500: the server failed, not a handler on its input."""
+    log.exception("internal error before dispatch")
+    return _internal_error(exc, http_status=500)

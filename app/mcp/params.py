@@ -11,14 +11,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, ClassVar, Protocol, Self
+from typing import Any, ClassVar
 
 from docshelf.app.mcp import wire
-
-
-class Params(Protocol):
-    @classmethod
-    def parse(cls, method: str, params: Mapping[str, Any]) -> Self: ...
 
 
 def _invalid(message: str) -> wire.McpError:

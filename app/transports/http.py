@@ -19,7 +19,8 @@ from starlette.responses import StreamingResponse
 from starlette.types import Receive, Scope, Send
 
 from docshelf.app.mcp import codec, wire
-from docshelf.app.mcp.kernel import Accepted, Incoming, Kernel, Outcome, Reply, Stream
+from docshelf.app.mcp.envelope import Incoming
+from docshelf.app.mcp.kernel import Accepted, Kernel, Outcome, Reply, Stream
 from docshelf.app.mcp.sessions import LegacySession, Peer, SessionRegistry
 from docshelf.app.transports.body import ClientGone, read_body
 from docshelf.app.transports.headers import check_request_headers, request_headers
@@ -183,12 +184,7 @@ class StreamableHttpEndpoint:
             return await self._refuse(send, error, [(b"connection", b"close")])
         except ClientGone:
             return await _send(send, 400)  # nobody is left to read it
-        try:
-            outcome = await self.kernel.handle(body, HttpChannel(self.sessions, headers))
-        except Exception:
-            log.exception("internal error answering a POST")
-            internal = wire.McpError(wire.INTERNAL_ERROR, "Internal error", http_status=500)
-            return await _send_error(send, internal)
+        outcome = await self.kernel.handle(body, HttpChannel(self.sessions, headers))
         await self._respond(outcome, scope, receive, send)
 
     async def _refuse(

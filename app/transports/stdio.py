@@ -19,7 +19,8 @@ import anyio
 import anyio.abc
 
 from docshelf.app.mcp import codec, wire
-from docshelf.app.mcp.kernel import Incoming, Kernel, Reply, Stream
+from docshelf.app.mcp.envelope import Incoming
+from docshelf.app.mcp.kernel import Kernel, Reply, Stream
 from docshelf.app.mcp.outbound import ClientRequests
 from docshelf.app.mcp.roots import RootsFollower
 from docshelf.app.mcp.sessions import LegacySession, Peer
@@ -82,14 +83,9 @@ class StdioConnection:
         self.output.flush()
 
     async def handle_line(self, line: bytes) -> None:
-        """Answer one line. Nothing a line holds may end the process: every failure is the
-        line's JSON-RPC error, or nothing for a notification (never answered)."""
-        try:
-            outcome = await self.kernel.handle(line, self)
-        except Exception as exc:
-            log.exception("internal error answering a message")
-            internal = wire.McpError(wire.INTERNAL_ERROR, f"Internal error: {type(exc).__name__}")
-            outcome = Reply(wire.error_response(None, internal))
+        """Answer one line. Nothing a line holds may end the process: the kernel answers
+        every failure with the line's JSON-RPC error, which a notification never gets."""
+        outcome = await self.kernel.handle(line, self)
         if isinstance(outcome, Reply):
             if outcome.to_notification:
                 log.debug("dropping error for a notification: %s", outcome.message)
