@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import base64
 import json
+import sqlite3
 from pathlib import Path
 
 import httpx
@@ -734,18 +735,48 @@ def test_a_single_valued_header_on_two_lines_is_400_naming_it(
     assert_still_serving(raw)
 
 
-def test_an_error_before_dispatch_is_32603_with_the_request_id(raw: RawClient) -> None:
-    # JSON-RPC 2.0 "Response object": the id "MUST be the same as the value of the id member
-    # in the Request Object" wherever it could be read. The handshake fails before any
-    # handler runs: capabilities holding NaN (which Python's reader takes) and an integer
-    # past 64 bits cannot be written back as the JSON a session keeps.
-    capabilities = {"experimental": {"x": {"nan": float("nan"), "big": 10**30}}}
-    params = {"protocolVersion": LEGACY, "capabilities": capabilities, "clientInfo": {}}
-    response = raw.post({"jsonrpc": "2.0", "id": "boom", "method": "initialize", "params": params})
-    assert response.status_code == 500  # the server failed, not a handler
-    assert "mcp-session-id" not in response.headers
+@pytest.mark.parametrize("number", ["NaN", "Infinity", "-Infinity", "1e999"])
+def test_a_number_json_has_no_spelling_for_is_parse_error_32700(
+    raw: RawClient, number: str
+) -> None:
+    # RFC 8259 §6: "Numeric values that cannot be represented in the grammar below (such as
+    # Infinity and NaN) are not permitted"; 1e999 would become Infinity. Python's reader takes
+    # them, and nothing could write them back: the handshake that stored one failed with 500.
+    text = (
+        '{"jsonrpc":"2.0","id":"n","method":"initialize","params":{"protocolVersion":"'
+        + LEGACY
+        + '","capabilities":{"experimental":{"x":{"n":'
+        + number
+        + '}}},"clientInfo":{}}}'
+    )
+    response = raw.post(None, raw=text.encode())
+    assert response.status_code == 400
     body = response.json()
     validate_error(LEGACY, body)
-    assert body["error"]["code"] == -32603 and body["id"] == "boom"
-    assert body["error"]["message"] == "Internal error: ValueError"
+    assert body["error"]["code"] == -32700 and "id" not in body
+    assert number in body["error"]["message"]
+    assert "RFC 8259" in body["error"]["message"]
     assert_still_serving(raw)
+
+
+def test_an_error_before_dispatch_is_32603_with_the_request_id(tmp_path: Path) -> None:
+    # JSON-RPC 2.0 "Response object": the id "MUST be the same as the value of the id member
+    # in the Request Object" wherever it could be read. The handshake fails before any
+    # handler runs when the database cannot keep the session: here its table is gone.
+    (tmp_path / "shelf").mkdir()
+    with serve(tmp_path / "shelf", tmp_path / "data") as server:
+        with sqlite3.connect(tmp_path / "data" / "docshelf.db") as database:
+            database.execute("ALTER TABLE sessions RENAME TO sessions_lost")
+        raw = RawClient(server.url)
+        params = {"protocolVersion": LEGACY, "capabilities": {}, "clientInfo": {}}
+        response = raw.post(
+            {"jsonrpc": "2.0", "id": "boom", "method": "initialize", "params": params}
+        )
+        assert response.status_code == 500  # the server failed, not a handler
+        assert "mcp-session-id" not in response.headers
+        body = response.json()
+        validate_error(LEGACY, body)
+        assert body["error"]["code"] == -32603 and body["id"] == "boom"
+        assert body["error"]["message"] == "Internal error: OperationalError"
+        assert_still_serving(raw)  # the stateless era keeps no session
+        raw.close()

@@ -194,15 +194,14 @@ def test_stdio_listen_with_more_than_1000_uris_is_32602(stdio: RawStdio) -> None
     stdio.assert_serving()
 
 
-def test_stdio_an_error_before_dispatch_is_32603_with_the_request_id(stdio: RawStdio) -> None:
-    # JSON-RPC 2.0 "Response object": the id "MUST be the same as the value of the id member
-    # in the Request Object" wherever it could be read. The handshake fails before any
-    # handler runs: capabilities holding NaN (which Python's reader takes) and an integer
-    # past 64 bits cannot be written back as the JSON a session keeps.
-    capabilities = {"experimental": {"x": {"nan": float("nan"), "big": 10**30}}}
+def test_stdio_nan_is_parse_error_32700(stdio: RawStdio) -> None:
+    # RFC 8259 §6: "Numeric values that cannot be represented in the grammar below (such as
+    # Infinity and NaN) are not permitted". Python's reader takes NaN; the handshake that
+    # stored it failed as an internal error.
+    capabilities = {"experimental": {"x": {"nan": float("nan")}}}
     params = {"protocolVersion": LEGACY, "capabilities": capabilities, "clientInfo": {}}
-    stdio.send({"jsonrpc": "2.0", "id": "boom", "method": "initialize", "params": params})
-    answer = stdio.response("boom")
-    assert_error(answer, -32603, LEGACY)
-    assert answer["id"] == "boom"
+    stdio.send({"jsonrpc": "2.0", "id": "nan", "method": "initialize", "params": params})
+    answer = stdio.response(None)
+    assert_error(answer, -32700, LEGACY)
+    assert answer["error"]["message"] == "Parse error: NaN is not a JSON number (RFC 8259 §6)"
     stdio.assert_serving()

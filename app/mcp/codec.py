@@ -7,7 +7,11 @@ once per level and raises ``RecursionError`` somewhere past ~1,000 levels (how
 far depends on the caller's stack), and every later walk of the value (``repr``
 in an error message, ``json.dumps`` of stored capabilities) would recurse again;
 so anything deeper than ``MAX_DEPTH`` is refused at the door, the same way
-whether or not the parser managed it. Too deep, not UTF-8 or not JSON is
+whether or not the parser managed it. Python's parser also takes ``NaN``,
+``Infinity`` and ``-Infinity``, which are not JSON (RFC 8259 §6: "Numeric values
+that cannot be represented in the grammar below (such as Infinity and NaN) are not
+permitted") and which nothing can write back; a number past a double's range (``1e999``)
+would become one of them, so it is refused too (§9 lets a parser limit the range). Too deep, not UTF-8 or not JSON is
 -32700 (JSON-RPC 2.0 "Error object": "Invalid JSON was received by the server.
 An error occurred on the server while parsing the JSON text").
 
@@ -22,6 +26,7 @@ that echoes it must still go out — escaped, as JSON allows.
 from __future__ import annotations
 
 import json
+import math
 from typing import Any
 
 from docshelf.app.mcp import wire
@@ -61,6 +66,17 @@ class Malformed(ValueError):
     """Not UTF-8 JSON text of at most ``MAX_DEPTH`` levels; the message says why."""
 
 
+def _not_json(constant: str) -> Any:
+    raise Malformed(f"{constant} is not a JSON number (RFC 8259 §6)")
+
+
+def _finite(number: str) -> float:
+    value = float(number)
+    if math.isinf(value):
+        raise Malformed(f"{number} is beyond the range of a double (RFC 8259 §6)")
+    return value
+
+
 def parse(data: bytes) -> Any:
     """The JSON value of ``data``, read the bounded way; :class:`Malformed` if there is none.
 
@@ -76,7 +92,7 @@ def parse(data: bytes) -> Any:
     except UnicodeDecodeError as exc:
         raise Malformed(f"not UTF-8 ({exc.reason} at byte {exc.start})") from None
     try:
-        value = json.loads(text)
+        value = json.loads(text, parse_constant=_not_json, parse_float=_finite)
     except RecursionError:
         raise Malformed(too_deep) from None
     except ValueError as exc:
