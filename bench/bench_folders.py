@@ -141,7 +141,7 @@ def every_page(runtime: Runtime, ctx: RequestContext, uri: str) -> tuple[int, in
     """Page through the folder ``uri``: (pages, children)."""
     cursor, pages, children = None, 0, 0
     while True:
-        result = runtime.kernel.folders.list(ctx, ListResourcesParams(cursor, uri))
+        result = runtime.kernel.folders.list_resources(ctx, ListResourcesParams(cursor, uri))
         pages += 1
         children += len(result["resources"])
         cursor = result.get("nextCursor")
@@ -155,7 +155,7 @@ def measure(runtime: Runtime, documents: int, repeats: int) -> list[Row]:
     folders = runtime.kernel.folders
 
     def listing(uri: str) -> Callable[[], Any]:
-        return lambda: folders.list(ctx, ListResourcesParams(None, uri))
+        return lambda: folders.list_resources(ctx, ListResourcesParams(None, uri))
 
     def reading(uri: str) -> Callable[[], Any]:
         return lambda: folders.read(ctx, UriParams(uri))
@@ -167,7 +167,7 @@ def measure(runtime: Runtime, documents: int, repeats: int) -> list[Row]:
     return [
         Row(
             "flat resources/list, first page (reference)",
-            timed(lambda: folders.list(flat, ListResourcesParams(None, None)), repeats),
+            timed(lambda: folders.list_resources(flat, ListResourcesParams(None, None)), repeats),
         ),
         Row(
             f"list archive/ ({n} below, 20 folders)",

@@ -466,7 +466,7 @@ def test_any_cursor_continues_its_folder_or_is_invalid_params(
     """basic/utilities/pagination: "Invalid cursors SHOULD result in an error with code
     -32602"; a cursor this folder's listing could have made continues after its child."""
     try:
-        page = runtime.kernel.folders.list(IN_PROCESS, ListResourcesParams(cursor, NOTES))
+        page = runtime.kernel.folders.list_resources(IN_PROCESS, ListResourcesParams(cursor, NOTES))
     except McpError as error:
         assert error.code == -32602 and error.message.startswith("Invalid cursor: ")
         return

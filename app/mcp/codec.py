@@ -11,9 +11,10 @@ whether or not the parser managed it. Python's parser also takes ``NaN``,
 ``Infinity`` and ``-Infinity``, which are not JSON (RFC 8259 §6: "Numeric values
 that cannot be represented in the grammar below (such as Infinity and NaN) are not
 permitted") and which nothing can write back; a number past a double's range (``1e999``)
-would become one of them, so it is refused too (§9 lets a parser limit the range). Too deep, not UTF-8 or not JSON is
--32700 (JSON-RPC 2.0 "Error object": "Invalid JSON was received by the server.
-An error occurred on the server while parsing the JSON text").
+would become one of them, so it is refused too (§9 lets a parser limit the range).
+Too deep, not UTF-8 or not JSON is -32700 (JSON-RPC 2.0 "Error object": "Invalid
+JSON was received by the server. An error occurred on the server while parsing the
+JSON text").
 
 Reading uses the standard library on purpose: requests are small, and it keeps
 integers of any size (orjson reads those as floats).

@@ -23,7 +23,6 @@ Everything that is not a folder goes to :class:`ResourceService` as before.
 
 from __future__ import annotations
 
-import builtins
 from typing import Any
 from urllib.parse import unquote
 
@@ -89,7 +88,7 @@ class FolderService:
 
     # -- methods ---------------------------------------------------------------------------
 
-    def list(self, ctx: RequestContext, params: ListResourcesParams) -> dict[str, Any]:
+    def list_resources(self, ctx: RequestContext, params: ListResourcesParams) -> dict[str, Any]:
         if params.uri is not None:
             result = self._children(ctx, params.uri, params.cursor)
         elif ctx.folders:
@@ -190,9 +189,7 @@ class FolderService:
             result["nextCursor"] = encode_cursor(folder_uri(shelves[size - 1], ""))
         return result
 
-    def _resources(
-        self, shelf: str, children: builtins.list[Child]
-    ) -> builtins.list[dict[str, Any]]:
+    def _resources(self, shelf: str, children: list[Child]) -> list[dict[str, Any]]:
         """The Resources of ``children``: a folder's, or the document's as the flat list has
         it. A document removed since the scan is left out."""
         records = self._records(shelf, children, outlines=False)
@@ -205,7 +202,7 @@ class FolderService:
         return resources
 
     def _records(
-        self, shelf: str, children: builtins.list[Child], *, outlines: bool
+        self, shelf: str, children: list[Child], *, outlines: bool
     ) -> dict[str, DocumentRecord]:
         files = [child.key for child in children if not child.folder]
         catalog = self.resources.catalog
@@ -214,8 +211,8 @@ class FolderService:
     # -- a folder's read: its children, each with a card (SEP §5) ---------------------------
 
     def _cards(
-        self, shelf: str, children: builtins.list[Child], counts: dict[str, int]
-    ) -> builtins.list[dict[str, Any]]:
+        self, shelf: str, children: list[Child], counts: dict[str, int]
+    ) -> list[dict[str, Any]]:
         records = self._records(shelf, children, outlines=True)
         contents = []
         for child in children:

@@ -252,7 +252,7 @@ class Kernel:
                 NoParams.parse, self._discover, Blocking.NEVER, frozenset({MODERN})
             ),
             "resources/list": Method.of(
-                ListResourcesParams.parse, self.folders.list, Blocking.ALWAYS
+                ListResourcesParams.parse, self.folders.list_resources, Blocking.ALWAYS
             ),
             "resources/templates/list": Method.of(
                 PageParams.parse, resources.templates, Blocking.NEVER
@@ -268,10 +268,10 @@ class Kernel:
                 UnsubscribeParams.parse, self._unsubscribe, Blocking.ALWAYS, legacy_only
             ),
             # server/tools; a search is a query every time, a read may be answered from memory.
-            "tools/list": Method.of(PageParams.parse, tools.list, Blocking.NEVER),
+            "tools/list": Method.of(PageParams.parse, tools.list_tools, Blocking.NEVER),
             "tools/call": Method.of(CallToolParams.parse, tools.call, Blocking.ALWAYS),
             # server/prompts; getting one reads documents (and searches) every time.
-            "prompts/list": Method.of(PageParams.parse, prompts.list, Blocking.NEVER),
+            "prompts/list": Method.of(PageParams.parse, prompts.list_prompts, Blocking.NEVER),
             "prompts/get": Method.of(GetPromptParams.parse, prompts.get, Blocking.ALWAYS),
             # server/utilities/completion, for the shelves' resource template and the prompts.
             "completion/complete": Method.of(

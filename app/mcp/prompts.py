@@ -267,7 +267,7 @@ class PromptService:
             str, Callable[[RequestContext, Mapping[str, str]], dict[str, Any]]
         ] = {SUMMARIZE: self._summarize, COMPARE: self._compare, ANSWER: self._answer}
 
-    def list(self, ctx: RequestContext, params: PageParams) -> dict[str, Any]:
+    def list_prompts(self, ctx: RequestContext, params: PageParams) -> dict[str, Any]:
         """server/prompts "Listing Prompts", by name, paged as ``resources/list`` is
         (basic/utilities/pagination: the cursor names the last prompt of the page)."""
         try:

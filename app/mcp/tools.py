@@ -203,7 +203,7 @@ class ToolService:
         self._calls: Mapping[str, Callable[[RequestContext, Mapping[str, Any]], dict[str, Any]]]
         self._calls = {SEARCH: self._search, READ: self._read, LIST: listing.call}
 
-    def list(self, ctx: RequestContext, params: PageParams) -> dict[str, Any]:
+    def list_tools(self, ctx: RequestContext, params: PageParams) -> dict[str, Any]:
         """server/tools "Listing Tools" (one page: there are three)."""
         if params.cursor is not None:
             raise wire.McpError(wire.INVALID_PARAMS, "Invalid cursor: the tool list has one page")
