@@ -20,8 +20,8 @@ from docshelf.app.settings import Settings
 from docshelf.storage.indexer import IndexReport
 from docshelf.storage.jobs import JobRecord, JobRequest, process_owner
 from docshelf.storage.models import Job, JobState
+from tests.support.admin import TOKEN, Admin
 from tests.support.servers import child_env, docshelf_command, serve
-from tests.test_admin_api import TOKEN, Admin
 
 BIG_SHELF_FILES = 240  # four of the indexer's 64-file batches, so progress has steps to show
 

@@ -16,10 +16,9 @@ from pathlib import Path
 
 import pytest
 
-from docshelf.app.runtime import Runtime
-from docshelf.app.settings import Settings
 from docshelf.storage.conversion import ConversionTask, convert_file
 from docshelf.storage.store import RepresentationStore
+from tests.support.runtimes import open_runtime
 from tests.support.schema import validate
 from tests.support.servers import LEGACY, RawClient, child_env, docshelf_command, serve
 
@@ -37,14 +36,8 @@ def _stored_files(data: Path) -> set[Path]:
     return {p for p in (data / "representations").rglob("*") if p.is_file()}
 
 
-def _runtime(shelf: Path, data: Path, **settings: object) -> Runtime:
-    runtime = Runtime(Settings(shelves=[str(shelf)], data_dir=data, workers=1, **settings))
-    runtime.open()
-    return runtime
-
-
 def _every_stored_variant_exists(shelf: Path, data: Path) -> int:
-    runtime = _runtime(shelf, data)
+    runtime = open_runtime(shelf, data)
     try:
         records, _ = runtime.catalog.page(None, 1000)
         keys = [v.store_key for r in records for v in r.derived if v.store_key]
@@ -233,7 +226,7 @@ def test_swapping_a_shelf_file_for_a_symlink_out_never_leaks_it(
     shelf.mkdir()
     target = shelf / "swap.md"
     target.write_text("# Harmless\n")
-    runtime = _runtime(shelf, tmp_path / "data")
+    runtime = open_runtime(shelf, tmp_path / "data")
     stop = threading.Event()
 
     def swap() -> None:
@@ -336,7 +329,7 @@ def test_a_watcher_batch_naming_a_folder_behind_a_symlink_catalogues_nothing_out
     (shelf / "real").mkdir(parents=True)
     (shelf / "real" / "inside.md").write_text("# Inside\n")
     (shelf / "link").symlink_to(outside_secret.parent)
-    runtime = _runtime(shelf, tmp_path / "data")
+    runtime = open_runtime(shelf, tmp_path / "data")
     try:
         report = runtime.indexer.refresh("shelf", ["link", "link/passwd", "real"])
         assert report.changes.added == {"docshelf://shelf/real/inside.md"}

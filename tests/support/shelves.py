@@ -8,9 +8,8 @@ from pathlib import Path
 
 from fpdf import FPDF
 
-from docshelf.app.runtime import Runtime
-from docshelf.app.settings import Settings
 from tests.support.paths import FIXTURE_PDF
+from tests.support.runtimes import open_runtime
 
 MARKDOWN = """---
 title: Field Guide
@@ -60,8 +59,7 @@ def catalogued_only(shelf: Path, data: Path) -> None:
     """Catalog ``shelf`` into ``data`` and convert nothing: every document stays pending, as
     right after start or an edit (a ``--no-index`` replica then converts only what its
     reads ask for)."""
-    runtime = Runtime(Settings(shelves=[str(shelf)], data_dir=data, workers=1))
-    runtime.open()
+    runtime = open_runtime(shelf, data)
     try:
         runtime.indexer.reconcile(wait=False)
         assert runtime.builder.backlog() > 0
