@@ -32,7 +32,7 @@ from tests.support.host_metrics import (
 )
 from tests.support.servers import LISTEN_HEADERS, RawClient, listen_request, modern_meta
 from tests.support.shelves import make_shelf
-from tests.test_scale_out import processes_of, serve_processes
+from tests.support.supervisor import processes_of, serve_processes
 
 # A multi-process suite (real servers, several per test): slow, so the README's command
 # stays within its ten minutes; DOCSHELF_SLOW_TESTS=1 runs it, as .ci/run does.
