@@ -78,10 +78,9 @@ class ListenStream:
             {"resourcesListChanged": True, "resourceSubscriptions": [self.uri]},
             meta=modern_meta(),
         )
-        headers = LISTEN_HEADERS
         async with (
             httpx.AsyncClient(timeout=httpx.Timeout(10, read=None)) as client,
-            client.stream("POST", self.url, json=body, headers=headers) as response,
+            client.stream("POST", self.url, json=body, headers=LISTEN_HEADERS) as response,
         ):
             assert response.status_code == 200
             async for line in response.aiter_lines():

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from tests.support.schema import validate_error, validate_response
-from tests.support.servers import LEGACY, MODERN, modern_meta
+from tests.support.servers import LEGACY, MODERN, listen_request, modern_meta
 from tests.support.stdio import RawStdio, stdio_process
 
 
@@ -82,14 +82,7 @@ def test_stdio_a_cursor_that_is_not_one_we_issued_is_32602(stdio: RawStdio, curs
 def test_stdio_cancelled_with_a_request_id_of_the_wrong_type_is_ignored(stdio: RawStdio) -> None:
     # basic/utilities/cancellation "Error Handling": invalid cancellation notifications SHOULD be
     # ignored — with a listen stream open, whose id the server keeps in a table.
-    stdio.send(
-        {
-            "jsonrpc": "2.0",
-            "id": "listen-1",
-            "method": "subscriptions/listen",
-            "params": {"_meta": modern_meta(), "notifications": {"resourcesListChanged": True}},
-        }
-    )
+    stdio.send(listen_request({"resourcesListChanged": True}, "listen-1", modern_meta()))
     ack = stdio.receive()
     assert ack["method"] == "notifications/subscriptions/acknowledged"
     for params in (
