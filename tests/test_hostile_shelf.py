@@ -18,6 +18,7 @@ import pytest
 
 from docshelf.app.runtime import Runtime
 from docshelf.app.settings import Settings
+from tests.support.admin import TOKEN, Admin
 from tests.support.permissions import ordinary_permissions
 from tests.support.runtimes import open_runtime
 from tests.support.schema import validate
@@ -213,9 +214,6 @@ def test_healthz_says_503_when_no_request_thread_can_be_had(tmp_path: Path) -> N
         runtime.close()
 
 
-ADMIN_TOKEN = "unreadable-folders-admin-token-0123"
-
-
 def _unreadable_folder_lines(server: RunningServer, folder: str) -> list[str]:
     return [line for line in server.log().splitlines() if f"cannot read folder {folder} " in line]
 
@@ -248,13 +246,11 @@ def test_an_unreadable_folder_is_one_warning_per_folder_in_passes_and_the_watche
     (shelf / "private" / "secret.md").write_text("# Secret\n")
     (shelf / "open.md").write_text("# Open\n")
     (shelf / "private").chmod(0o000)
-    env = child_env(DOCSHELF_ADMIN_TOKEN=ADMIN_TOKEN)
+    env = child_env(DOCSHELF_ADMIN_TOKEN=TOKEN)
     try:
         with serve(shelf, tmp_path / "data", env=env, preexec_fn=preexec) as server:
             client = RawClient(server.url)
-            admin = httpx.Client(
-                base_url=server.base, headers={"Authorization": f"Bearer {ADMIN_TOKEN}"}
-            )
+            admin = Admin(server.base)
             # The start-up pass: one line, what is not served and why.
             (line,) = _unreadable_folder_lines(server, "private")
             assert " WARNING " in line
@@ -262,11 +258,8 @@ def test_an_unreadable_folder_is_one_warning_per_folder_in_passes_and_the_watche
             assert _listed(client) == {"docshelf://shelf/open.md"}
 
             # Another full pass, and a watcher batch naming the folder: no second line.
-            job = admin.post("/admin/reindex", json={}).json()
-            _wait_for(
-                lambda: admin.get(f"/admin/jobs/{job['job_id']}").json()["state"] == "succeeded",
-                "the reindex job",
-            )
+            job = admin.wait_job(admin.reindex()["job_id"], timeout=30)
+            assert job["state"] == "succeeded", job
             os.utime(shelf / "private")
             (shelf / "later").mkdir()
             (shelf / "later" / "note.md").write_text("# Later\n")

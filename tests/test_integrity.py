@@ -8,7 +8,6 @@ and real processes.
 from __future__ import annotations
 
 import os
-import subprocess
 import threading
 import time
 from collections.abc import Iterator
@@ -18,17 +17,16 @@ import pytest
 
 from docshelf.storage.conversion import ConversionTask, convert_file
 from docshelf.storage.store import RepresentationStore
+from tests.support.admin import TOKEN, Admin
 from tests.support.runtimes import open_runtime
 from tests.support.schema import validate
-from tests.support.servers import LEGACY, RawClient, child_env, docshelf_command, serve
+from tests.support.servers import LEGACY, RawClient, child_env, run_docshelf, serve
 
 SECRET = "root:x:0:0:SECRET-OUTSIDE-THE-SHELF"
 
 
 def _index(*args: str) -> None:
-    done = subprocess.run(
-        docshelf_command(*args), env=child_env(), capture_output=True, text=True, timeout=300
-    )
+    done = run_docshelf(*args)
     assert done.returncode == 0, done.stderr
 
 
@@ -70,21 +68,14 @@ def test_forced_index_and_reindex_keep_every_stored_format(
 def test_a_forced_reindex_over_the_admin_api_keeps_every_format_readable(
     sample_shelf: Path, tmp_path: Path
 ) -> None:
-    token = "integrity-token"
     with serve(
-        sample_shelf, tmp_path / "data", env=child_env(DOCSHELF_ADMIN_TOKEN=token)
+        sample_shelf, tmp_path / "data", env=child_env(DOCSHELF_ADMIN_TOKEN=TOKEN)
     ) as server:
+        admin = Admin(server.base)
+        job = admin.wait_job(admin.reindex({"force": True})["job_id"])
+        admin.close()
+        assert job["state"] == "succeeded", job
         client = RawClient(server.url)
-        headers = {"Authorization": f"Bearer {token}"}
-        job = client.http.post(
-            f"{server.base}/admin/reindex", json={"force": True}, headers=headers
-        )
-        assert job.status_code == 202, job.text
-        job_url = f"{server.base}/admin/jobs/{job.json()['job_id']}"
-        deadline = time.monotonic() + 120
-        while client.http.get(job_url, headers=headers).json()["state"] != "succeeded":
-            assert time.monotonic() < deadline, "the forced reindex did not finish"
-            time.sleep(0.2)
         session = client.initialize()
         for path in ("notes.txt", "guides/field-guide.md", "papers/pdflatex-4-pages.pdf"):
             uri = f"docshelf://shelf/{path}"

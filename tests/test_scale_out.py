@@ -13,7 +13,6 @@ import json
 import os
 import re
 import signal
-import subprocess
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -38,6 +37,7 @@ from tests.support.servers import (
     initialize_2025,
     listen_request,
     modern_meta,
+    run_docshelf,
     serve,
 )
 from tests.support.shelves import make_shelf
@@ -322,13 +322,10 @@ async def test_a_docshelf_reindex_run_is_heard_by_the_server_sharing_its_databas
 
 def test_a_replica_never_watches(tmp_path: Path) -> None:
     """Watching is indexing: a replica asked to watch is refused at the door."""
-    done = subprocess.run(
-        docshelf_command("serve", "--root", str(tmp_path), "--no-index"),
-        env=child_env(DOCSHELF_WATCH="true"),
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    done = run_docshelf(
+        "serve", "--root", str(tmp_path), "--no-index",
+        env=child_env(DOCSHELF_WATCH="true"), timeout=60,
+    )  # fmt: skip
     assert done.returncode == 2
     assert "watching needs indexing" in done.stderr
 
