@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import shutil
+from collections.abc import Mapping
 from pathlib import Path
 
 from fpdf import FPDF
@@ -98,4 +99,13 @@ def make_notes(root: Path, count: int, *, word: str, folders: int = 10) -> Path:
         (folder / f"note-{number:05}.md").write_text(
             f"# Note {number}\n\nThe {word} of the harbour was lit at dusk on day {number}.\n"
         )
+    return root
+
+
+def write_tree(root: Path, files: Mapping[str, str]) -> Path:
+    """``files`` (relative path → text) written below ``root``, folders made as needed."""
+    for relative, text in files.items():
+        path = root / relative
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
     return root
