@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import os
-import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from tests.support.servers import RawClient, RunningServer, child_env, docshelf_command, serve
+from tests.support.servers import RawClient, RunningServer, run_docshelf, serve
 from tests.support.shelves import make_shelf
 from tests.support.wheel import build_wheel
 
@@ -54,13 +53,7 @@ def indexed_shelf(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]
     """A sample shelf indexed ahead of time by ``docshelf index``, for ``docshelf stdio``."""
     base = tmp_path_factory.mktemp("stdio")
     shelf, data = make_shelf(base / "shelf"), base / "data"
-    done = subprocess.run(
-        docshelf_command("index", "--root", str(shelf), "--data-dir", str(data)),
-        env=child_env(),
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+    done = run_docshelf("index", "--root", str(shelf), "--data-dir", str(data))
     assert done.returncode == 0, done.stderr
     return shelf, data
 

@@ -20,8 +20,8 @@ from docshelf.app.settings import Settings
 from docshelf.storage.indexer import IndexReport
 from docshelf.storage.jobs import JobRecord, JobRequest, process_owner
 from docshelf.storage.models import Job, JobState
-from tests.support.servers import child_env, docshelf_command, serve
-from tests.test_admin_api import TOKEN, Admin
+from tests.support.admin import TOKEN, Admin
+from tests.support.servers import child_env, run_docshelf, serve
 
 BIG_SHELF_FILES = 240  # four of the indexer's 64-file batches, so progress has steps to show
 
@@ -195,13 +195,7 @@ def test_cli_reindex_runs_the_same_job_path_and_prints_counts(tmp_path: Path) ->
     data = tmp_path / "data"
 
     def reindex(*extra: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run(
-            docshelf_command("reindex", "--root", str(shelf), "--data-dir", str(data), *extra),
-            capture_output=True,
-            text=True,
-            timeout=300,
-            env=child_env(),
-        )
+        return run_docshelf("reindex", "--root", str(shelf), "--data-dir", str(data), *extra)
 
     first = reindex()
     assert first.returncode == 0, first.stderr

@@ -35,7 +35,7 @@ import sys
 import tempfile
 import tomllib
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from fnmatch import fnmatchcase
 from functools import cache
 from pathlib import Path
@@ -45,7 +45,6 @@ import anyio
 import httpx
 import pytest
 import yaml
-from jsonschema import Draft7Validator
 from sqlalchemy.engine import make_url
 
 from docshelf import app
@@ -57,6 +56,18 @@ from docshelf.app.launcher import docshelf_command
 from docshelf.app.settings import Settings
 from docshelf.storage.ignore_files import IgnoreRules
 from docshelf.storage.shelves import make_shelves
+from tests.support.deployment import (
+    COMPOSE_SCHEMA,
+    DEPLOYMENT_DOC,
+    DOCKERFILE,
+    INTERPOLATION,
+    ComposeStops,
+    compose_schema_errors,
+    env_pairs,
+    exec_form,
+    interpolate,
+    parse_dockerfile,
+)
 from tests.support.markdown import fenced_blocks
 from tests.support.markdown import section as markdown_section
 from tests.support.paths import REPO
@@ -68,13 +79,10 @@ from tests.support.settings import SETTING_VARIABLES, SETTINGS_PREFIX
 COMPOSE = REPO / "docker-compose.yml"
 COMPOSE_POSTGRES = REPO / "compose.postgres.yml"  # the PostgreSQL variant, over docker-compose.yml
 COMPOSE_FILES = (COMPOSE, COMPOSE_POSTGRES)
-DEPLOYMENT_DOC = REPO / "docs" / "deployment.md"
-DOCKERFILE = REPO / "Dockerfile"
 DOCKERIGNORE = REPO / ".dockerignore"
 ENV_EXAMPLE = REPO / ".env.example"
 README = REPO / "README.md"
 DESKTOP_CLIENTS_DOC = REPO / "docs" / "desktop-clients.md"
-COMPOSE_SCHEMA = Path(__file__).parent / "data" / "compose-spec" / "compose-spec.json"
 HEALTHCHECK_SCRIPT = REPO / "deploy" / "healthcheck.py"
 # python-magic; the PDF renderer's fonts (DejaVu; CJK; the Arabic letters DejaVu lacks)
 SYSTEM_PACKAGES = {
@@ -93,44 +101,6 @@ SYSTEM_PACKAGES = {
 @cache
 def compose() -> dict[str, Any]:
     return yaml.safe_load(COMPOSE.read_text())
-
-
-class ComposeStops(Exception):
-    """What ``docker compose`` would refuse to start with (a required variable unset)."""
-
-
-INTERPOLATION = re.compile(
-    r"\$\{(?P<name>[A-Za-z_][A-Za-z0-9_]*)(?:(?P<op>:?[-?+])(?P<arg>[^}]*))?\}"
-)
-
-
-def interpolate(value: Any, env: dict[str, str]) -> Any:
-    """Compose's ``${VAR}``, ``${VAR:-default}``, ``${VAR-default}``, ``${VAR:?err}`` on a tree.
-
-    The rules of the Compose Specification's "Interpolation" section (12-interpolation.md),
-    checked against its own words in ``test_the_interpolation_helper_follows_the_spec``.
-    Nested forms and bare ``$VAR`` are not implemented: ``test_compose_files_use_only_
-    the_interpolation_the_tests_implement`` keeps them out of our files.
-    """
-    if isinstance(value, dict):
-        return {k: interpolate(v, env) for k, v in value.items()}
-    if isinstance(value, list):
-        return [interpolate(v, env) for v in value]
-    if not isinstance(value, str):
-        return value
-
-    def one(match: re.Match[str]) -> str:
-        name, op, arg = match["name"], match["op"], match["arg"] or ""
-        current = env.get(name)
-        if op in (":-", "-"):
-            return current if current or (op == "-" and current is not None) else arg
-        if op in (":?", "?"):
-            if not current and not (op == "?" and current is not None):
-                raise ComposeStops(f"required variable {name} is missing a value: {arg}")
-            return current or ""
-        return current or ""
-
-    return INTERPOLATION.sub(one, value.replace("$$", "\0")).replace("\0", "$")
 
 
 def compose_variables(*files: Path) -> set[str]:
@@ -255,58 +225,6 @@ def env_example_active() -> dict[str, str]:
         if match:
             found[match[1]] = match[2]
     return found
-
-
-@dataclass
-class Instruction:
-    keyword: str
-    args: str
-    stage: int
-    comments: list[str] = field(default_factory=list)
-
-
-def parse_dockerfile(text: str) -> list[Instruction]:
-    """Instructions with continuation lines joined; comments kept with the next instruction."""
-    instructions: list[Instruction] = []
-    comments: list[str] = []
-    pending = ""
-    stage = -1
-    for raw in text.splitlines():
-        line = raw.strip()
-        if not pending and (not line or line.startswith("#")):
-            if line.startswith("#"):
-                comments.append(line)
-            continue
-        if line.startswith("#"):  # a comment inside a continued instruction
-            continue
-        if line.endswith("\\"):
-            pending += line[:-1] + " "
-            continue
-        full = (pending + line).strip()
-        pending = ""
-        keyword, _, args = full.partition(" ")
-        keyword = keyword.upper()
-        if keyword == "FROM":
-            stage += 1
-        instructions.append(Instruction(keyword, args.strip(), stage, comments))
-        comments = []
-    return instructions
-
-
-def exec_form(args: str) -> list[str]:
-    """``["a", "b"]`` (JSON) or shell form, as argv."""
-    args = args.strip()
-    if args.startswith("["):
-        return list(json.loads(args))
-    return shlex.split(args)
-
-
-def env_pairs(args: str) -> dict[str, str]:
-    """``ENV A=1 B=2`` (or the old ``ENV A 1``)."""
-    words = shlex.split(args)
-    if words and "=" not in words[0]:
-        return {words[0]: " ".join(words[1:])}
-    return dict(word.split("=", 1) for word in words)
 
 
 def commands_in(run_args: str) -> list[list[str]]:
@@ -477,16 +395,14 @@ def test_compose_files_are_valid_against_the_compose_specification(
         document = interpolate(document, {**env_example_active(), **needed})
     elif env_source == "with nothing set":
         document = interpolate(document, needed)
-    validator = Draft7Validator(json.loads(COMPOSE_SCHEMA.read_text()))
-    errors = [f"{list(e.absolute_path)}: {e.message}" for e in validator.iter_errors(document)]
+    errors = compose_schema_errors(document)
     assert not errors, "\n".join(errors)
 
 
 @pytest.mark.parametrize("start", STARTS.values(), ids=STARTS.keys())
 def test_the_merged_compose_model_is_valid_too(start: Start) -> None:
     document = start.config({**env_example_active(), **PASSWORD})
-    validator = Draft7Validator(json.loads(COMPOSE_SCHEMA.read_text()))
-    errors = [f"{list(e.absolute_path)}: {e.message}" for e in validator.iter_errors(document)]
+    errors = compose_schema_errors(document)
     assert not errors, "\n".join(errors)
 
 

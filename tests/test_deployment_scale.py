@@ -22,12 +22,16 @@ from typing import Any
 
 import pytest
 import yaml
-from jsonschema import Draft7Validator
 
 from docshelf.app.settings import Settings
+from tests.support.deployment import (
+    DEPLOYMENT_DOC,
+    ComposeStops,
+    compose_schema_errors,
+    interpolate,
+)
 from tests.support.paths import REPO
 from tests.support.settings import SETTING_VARIABLES
-from tests.test_deployment import COMPOSE_SCHEMA, DEPLOYMENT_DOC, ComposeStops, interpolate
 
 COMPOSE_SCALE = REPO / "compose.scale.yml"
 CADDYFILE = REPO / "deploy" / "Caddyfile.scale"
@@ -49,8 +53,7 @@ def config(env: dict[str, str] | None = None) -> dict[str, Any]:
 @pytest.mark.parametrize("env_source", ["as written", "with the required variables"])
 def test_compose_scale_is_valid_against_the_compose_specification(env_source: str) -> None:
     document = written() if env_source == "as written" else config()
-    validator = Draft7Validator(json.loads(COMPOSE_SCHEMA.read_text()))
-    errors = [f"{list(e.absolute_path)}: {e.message}" for e in validator.iter_errors(document)]
+    errors = compose_schema_errors(document)
     assert not errors, "\n".join(errors)
 
 

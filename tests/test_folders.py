@@ -41,6 +41,7 @@ from tests.support.servers import (
     modern_meta,
     serve,
 )
+from tests.support.shelves import write_tree
 
 ERAS = [LEGACY, MODERN]
 A_TEXT = "# A\n\nThe letter A.\n"
@@ -66,7 +67,7 @@ ROOT_CHILDREN = [
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningServer]:
     base = tmp_path_factory.mktemp("folders")
     shelf = base / "shelf"
-    for path, text in {
+    files = {
         "a b.md": "# Spaced\n",
         "a.md": A_TEXT,
         "guides-old.md": "# Old guides\n",
@@ -77,9 +78,8 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningServer]:
         "guides/intro.md": "# Intro\n",
         "guides/deep/deeper/x.md": "# X\n",
         **{f"many/m{n}.md": f"# M{n}\n" for n in range(1, 8)},
-    }.items():
-        (shelf / path).parent.mkdir(parents=True, exist_ok=True)
-        (shelf / path).write_text(text)
+    }
+    write_tree(shelf, files)
     (shelf / "papers").mkdir()
     shutil.copy(FIXTURE_PDF / "pdflatex-4-pages.pdf", shelf / "papers" / "report.pdf")
     empty = base / "empty"

@@ -9,12 +9,10 @@ the folder's URI. Every notification is checked against its era's schema.
 
 from __future__ import annotations
 
-import json
 import shutil
 from collections.abc import Iterator
 
 import anyio
-import httpx
 import mcp_types as types
 import pytest
 from mcp.client.subscriptions import ResourceUpdated
@@ -25,10 +23,9 @@ from tests.support.schema import validate
 from tests.support.sdk import folders_extension, http_client, next_event, raw_folder_list
 from tests.support.servers import (
     LEGACY,
-    LISTEN_HEADERS,
     MODERN,
     RunningServer,
-    listen_request,
+    listen_stream,
     modern_meta,
     serve,
 )
@@ -109,15 +106,12 @@ def test_2026_a_raw_listen_stream_names_the_folder_when_a_file_below_goes(
 ) -> None:
     """basic/patterns/subscriptions: each notification carries the listen request's id."""
     meta = modern_meta(sep2093.OPTED_IN)
-    body = listen_request({"resourceSubscriptions": [THREE, QUIET]}, "folders-1", meta)
-    validate(MODERN, "JSONRPCRequest", body)
-    messages = []
-    with httpx.stream("POST", live.url, json=body, headers=LISTEN_HEADERS, timeout=WAIT) as stream:
-        lines = (line for line in stream.iter_lines() if line.startswith("data:"))
-        messages.append(json.loads(next(lines)[5:]))  # the acknowledgement
+    notifications = {"resourceSubscriptions": [THREE, QUIET]}
+    with listen_stream(live.url, notifications, "folders-1", meta, timeout=WAIT) as stream:
+        validate(MODERN, "JSONRPCRequest", stream.request)
+        ack = next(stream.messages)
         shutil.rmtree(live.shelf / "three")
-        messages.append(json.loads(next(lines)[5:]))
-    ack, note = messages
+        note = next(stream.messages)
     assert ack["method"] == "notifications/subscriptions/acknowledged"
     assert note == {
         "jsonrpc": "2.0",

@@ -22,6 +22,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from tests.support.json_text import nested
 from tests.support.schema import validate
 from tests.support.servers import LEGACY, MODERN, RawClient, RunningServer, modern_meta, serve
 from tests.support.stdio import RawStdio, stdio_process
@@ -158,10 +159,6 @@ def messages(draw: st.DrawFn) -> Any:
     return {k: v for k, v in fields.items() if v is not MISSING}
 
 
-def nested(depth: int) -> str:
-    return "[" * depth + "]" * depth
-
-
 @st.composite
 def payloads(draw: st.DrawFn) -> tuple[bytes, Any]:
     """The bytes to send, and the message they started from."""
@@ -174,7 +171,7 @@ def payloads(draw: st.DrawFn) -> tuple[bytes, Any]:
             b'{"jsonrpc":"2.0","id":1,"method":"resources/list","params":{"_meta":'
             + json.dumps(modern_meta()).encode()
             + b',"cursor":'
-            + nested(depth).encode()
+            + nested(depth, leaf="").encode()
             + b"}}"
         )
     elif mangle == 2:  # a large string, within the 4 MiB limit

@@ -18,7 +18,9 @@ import pytest
 
 from docshelf.app.runtime import Runtime
 from docshelf.app.settings import Settings
+from tests.support.admin import TOKEN, Admin
 from tests.support.permissions import ordinary_permissions
+from tests.support.runtimes import open_runtime
 from tests.support.schema import validate
 from tests.support.servers import LEGACY, MODERN, RawClient, RunningServer, child_env, serve
 
@@ -29,12 +31,6 @@ ODD_NAMES = {
     "bell\x07.txt": "docshelf://shelf/bell%07.txt",
 }
 INVALID_UTF8 = os.fsdecode(b"latin-\xe9t\xe9.md")
-
-
-def _runtime(shelf: Path, data: Path) -> Runtime:
-    runtime = Runtime(Settings(shelves=[str(shelf)], data_dir=data, workers=1))
-    runtime.open()
-    return runtime
 
 
 @pytest.fixture
@@ -53,7 +49,7 @@ def test_odd_names_are_percent_encoded_and_undecodable_ones_refused_alone(
     odd_shelf: Path, tmp_path: Path
 ) -> None:
     """Issue 16.5: one such name used to abort the whole pass (0 of 101 files served)."""
-    runtime = _runtime(odd_shelf, tmp_path / "data")
+    runtime = open_runtime(odd_shelf, tmp_path / "data")
     try:
         report = runtime.index()
         uris = {r.uri for r in runtime.catalog.page(None, 1000)[0]}
@@ -67,7 +63,7 @@ def test_odd_names_are_percent_encoded_and_undecodable_ones_refused_alone(
 def test_a_watcher_batch_with_an_undecodable_name_still_indexes_the_rest(
     odd_shelf: Path, tmp_path: Path
 ) -> None:
-    runtime = _runtime(odd_shelf, tmp_path / "data")
+    runtime = open_runtime(odd_shelf, tmp_path / "data")
     try:
         (odd_shelf / "fresh.md").write_text("# Fresh\n")
         report = runtime.indexer.refresh("shelf", [INVALID_UTF8, "fresh.md", "back\\slash.md"])
@@ -97,7 +93,7 @@ def test_a_symlink_loop_is_skipped_by_passes_and_watcher_batches(tmp_path: Path)
     (shelf / "loop-a").symlink_to(shelf / "loop-b")
     (shelf / "loop-b").symlink_to(shelf / "loop-a")
     (shelf / "self.md").symlink_to(shelf / "self.md")
-    runtime = _runtime(shelf, tmp_path / "data")
+    runtime = open_runtime(shelf, tmp_path / "data")
     try:
         report = runtime.index()
         assert report.seen == 1 and not report.errors
@@ -118,7 +114,7 @@ def _fifo_shelf(tmp_path: Path) -> Path:
 def test_a_fifo_on_the_shelf_never_blocks_a_pass(tmp_path: Path) -> None:
     """Issues 16.8 and 16.9: nothing but a regular file is ever opened, and never blocking."""
     shelf = _fifo_shelf(tmp_path)
-    runtime = _runtime(shelf, tmp_path / "data")
+    runtime = open_runtime(shelf, tmp_path / "data")
     outcome: list[object] = []
 
     def index() -> None:
@@ -218,9 +214,6 @@ def test_healthz_says_503_when_no_request_thread_can_be_had(tmp_path: Path) -> N
         runtime.close()
 
 
-ADMIN_TOKEN = "unreadable-folders-admin-token-0123"
-
-
 def _unreadable_folder_lines(server: RunningServer, folder: str) -> list[str]:
     return [line for line in server.log().splitlines() if f"cannot read folder {folder} " in line]
 
@@ -253,13 +246,11 @@ def test_an_unreadable_folder_is_one_warning_per_folder_in_passes_and_the_watche
     (shelf / "private" / "secret.md").write_text("# Secret\n")
     (shelf / "open.md").write_text("# Open\n")
     (shelf / "private").chmod(0o000)
-    env = child_env(DOCSHELF_ADMIN_TOKEN=ADMIN_TOKEN)
+    env = child_env(DOCSHELF_ADMIN_TOKEN=TOKEN)
     try:
         with serve(shelf, tmp_path / "data", env=env, preexec_fn=preexec) as server:
             client = RawClient(server.url)
-            admin = httpx.Client(
-                base_url=server.base, headers={"Authorization": f"Bearer {ADMIN_TOKEN}"}
-            )
+            admin = Admin(server.base)
             # The start-up pass: one line, what is not served and why.
             (line,) = _unreadable_folder_lines(server, "private")
             assert " WARNING " in line
@@ -267,11 +258,8 @@ def test_an_unreadable_folder_is_one_warning_per_folder_in_passes_and_the_watche
             assert _listed(client) == {"docshelf://shelf/open.md"}
 
             # Another full pass, and a watcher batch naming the folder: no second line.
-            job = admin.post("/admin/reindex", json={}).json()
-            _wait_for(
-                lambda: admin.get(f"/admin/jobs/{job['job_id']}").json()["state"] == "succeeded",
-                "the reindex job",
-            )
+            job = admin.wait_job(admin.reindex()["job_id"], timeout=30)
+            assert job["state"] == "succeeded", job
             os.utime(shelf / "private")
             (shelf / "later").mkdir()
             (shelf / "later" / "note.md").write_text("# Later\n")

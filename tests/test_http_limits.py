@@ -20,12 +20,10 @@ import pytest
 from tests.support.schema import validate_error, validate_response
 from tests.support.servers import (
     LEGACY,
-    LISTEN_HEADERS,
     MODERN,
     RawClient,
     RunningServer,
-    listen_request,
-    modern_meta,
+    listen_stream,
     serve,
 )
 
@@ -204,20 +202,15 @@ def test_initialize_with_capabilities_just_under_64_kib_is_accepted(raw: RawClie
 # -- a listen stream names a bounded number of URIs ---------------------------------------------
 
 
-def listen(url: str, uris: list[str]) -> httpx.Response:
-    body = listen_request({"resourceSubscriptions": uris}, "big-listen", modern_meta())
-    headers = LISTEN_HEADERS
-    with httpx.stream("POST", url, json=body, headers=headers, timeout=30) as response:
-        if response.headers["content-type"].startswith("text/event-stream"):
-            first = next(line for line in response.iter_lines() if line.startswith("data:"))
-            return httpx.Response(response.status_code, json=json.loads(first[5:]))
-        response.read()
-        return response
+def listen(url: str, uris: list[str]) -> dict:
+    """The first answer to a listen for ``uris``: its acknowledgement or its refusal."""
+    with listen_stream(url, {"resourceSubscriptions": uris}, "big-listen") as stream:
+        return next(stream.messages)
 
 
 def test_listen_with_more_than_1000_uris_is_32602(raw: RawClient) -> None:
     uris = [f"docshelf://shelf/file-{n}.md" for n in range(1001)]
-    body = listen(raw.url, uris).json()
+    body = listen(raw.url, uris)
     validate_error(MODERN, body)
     assert body["id"] == "big-listen" and body["error"]["code"] == -32602
     assert "1000" in body["error"]["message"]
@@ -225,7 +218,7 @@ def test_listen_with_more_than_1000_uris_is_32602(raw: RawClient) -> None:
 
 def test_listen_with_1000_uris_is_acknowledged(raw: RawClient) -> None:
     uris = [f"docshelf://shelf/file-{n}.md" for n in range(1000)]
-    ack = listen(raw.url, uris).json()
+    ack = listen(raw.url, uris)
     assert ack["method"] == "notifications/subscriptions/acknowledged"
     assert len(ack["params"]["notifications"]["resourceSubscriptions"]) == 1000
 

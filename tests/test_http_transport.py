@@ -13,6 +13,7 @@ from pathlib import Path
 import httpx
 import pytest
 
+from tests.support.json_text import modern_text, nested
 from tests.support.rawhttp import exchange
 from tests.support.schema import validate, validate_error, validate_response
 from tests.support.servers import LEGACY, MODERN, RawClient, RunningServer, modern_meta, serve
@@ -251,19 +252,6 @@ def test_invalid_requests_are_32600(raw: RawClient, message: object) -> None:
     validate_error(MODERN, body)
     assert body["error"]["code"] == -32600
     assert_still_serving(raw)
-
-
-def nested(depth: int, leaf: str = "1") -> str:
-    """JSON text: ``depth`` arrays, one inside the other."""
-    return "[" * depth + leaf + "]" * depth
-
-
-def modern_text(method: str, params_text: str) -> bytes:
-    """A 2026-07-28 request with hand-written JSON text for its params (``_meta`` added)."""
-    meta = json.dumps(modern_meta())
-    return (
-        f'{{"jsonrpc":"2.0","id":1,"method":"{method}","params":{{"_meta":{meta},{params_text}}}}}'
-    ).encode()
 
 
 @pytest.mark.parametrize(

@@ -14,7 +14,7 @@ import os
 import shutil
 import subprocess
 import tempfile
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -26,19 +26,12 @@ from docshelf.app.settings import Settings
 from docshelf.storage.ignore_files import IgnoreRules
 from docshelf.storage.shelves import Shelf
 from tests.support.servers import child_env, run_docshelf
+from tests.support.shelves import write_tree
 
 GIT = shutil.which("git")
 needs_git = pytest.mark.skipif(GIT is None, reason="git is the oracle of these cases")
 
 EVERY_FILE = IgnoreRules(patterns=())  # only the ignore files decide (no DOCSHELF_IGNORE)
-
-
-def write_tree(root: Path, files: Mapping[str, str]) -> Path:
-    for relative, text in files.items():
-        path = root / relative
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text)
-    return root
 
 
 def listed(root: Path, rules: IgnoreRules = EVERY_FILE) -> set[str]:

@@ -14,9 +14,9 @@ from pathlib import Path
 import pytest
 
 from docshelf.app.runtime import Runtime
-from docshelf.app.settings import Settings
 from docshelf.storage.models import DocumentState
 from tests.support.paths import CORPUS_PDF, NEEDS_SHARED
+from tests.support.runtimes import open_runtime
 from tests.support.servers import child_env, run_docshelf
 
 SAMPLE_FILES = {
@@ -32,19 +32,9 @@ SAMPLE_FILES = {
 }
 
 
-def runtime_for(shelf: Path, data: Path, database_url: str, **settings: object) -> Runtime:
-    """A runtime on ``database_url`` (the ``database_url`` fixture: SQLite, then PostgreSQL)."""
-    options: dict[str, object] = {"workers": 1, **settings}
-    runtime = Runtime(
-        Settings(shelves=[str(shelf)], data_dir=data, database_url=database_url, **options)
-    )
-    runtime.open()
-    return runtime
-
-
 @pytest.fixture
 def runtime(sample_shelf: Path, tmp_path: Path, database_url: str) -> Iterator[Runtime]:
-    rt = runtime_for(sample_shelf, tmp_path / "data", database_url)
+    rt = open_runtime(sample_shelf, tmp_path / "data", database_url=database_url)
     yield rt
     rt.close()
 
@@ -141,10 +131,10 @@ def test_changed_added_and_removed_files_are_followed(runtime: Runtime, sample_s
 
 
 def test_index_survives_a_restart(sample_shelf: Path, tmp_path: Path, database_url: str) -> None:
-    first = runtime_for(sample_shelf, tmp_path / "data", database_url)
+    first = open_runtime(sample_shelf, tmp_path / "data", database_url=database_url)
     first.index()
     first.close()
-    second = runtime_for(sample_shelf, tmp_path / "data", database_url)
+    second = open_runtime(sample_shelf, tmp_path / "data", database_url=database_url)
     try:
         report = second.index()
         assert report.unchanged == 9 and second.catalog.count() == 9
@@ -159,7 +149,7 @@ def test_symlink_leaving_the_shelf_is_not_indexed(
     secret.write_text("outside")
     (sample_shelf / "escape.txt").symlink_to(secret)
     (sample_shelf / "inside.txt").symlink_to(sample_shelf / "notes.txt")
-    rt = runtime_for(sample_shelf, tmp_path / "data", database_url)
+    rt = open_runtime(sample_shelf, tmp_path / "data", database_url=database_url)
     try:
         rt.index()
         assert rt.catalog.get("docshelf://shelf/escape.txt") is None
@@ -172,7 +162,7 @@ def test_symlink_leaving_the_shelf_is_not_indexed(
 def test_the_whole_corpus_indexes_and_reports_sizes(tmp_path: Path, database_url: str) -> None:
     shelf = tmp_path / "corpus"
     shutil.copytree(CORPUS_PDF, shelf)
-    rt = runtime_for(shelf, tmp_path / "data", database_url, workers=2)
+    rt = open_runtime(shelf, tmp_path / "data", database_url=database_url, workers=2)
     try:
         report = rt.index()
         expected = {
@@ -223,7 +213,7 @@ def test_a_path_too_long_for_a_uri_is_reported_and_the_rest_indexed(
     deep.mkdir(parents=True)
     (deep / "deep.txt").write_text("deep\n")
     (shelf / "short.txt").write_text("short\n")
-    runtime = runtime_for(shelf, tmp_path / "data", database_url)
+    runtime = open_runtime(shelf, tmp_path / "data", database_url=database_url)
     try:
         report = runtime.index()
         assert runtime.catalog.count() == 1
@@ -266,7 +256,7 @@ def test_files_another_process_catalogued_meanwhile_are_one_warning_line_not_a_t
     committing its batch. The insert of rows the other process wrote first is a race the
     pass handles: it reads those rows again and commits what is still to do, saying so in
     one WARNING line (no ERROR, no traceback), and each file is in the index once."""
-    runtime = runtime_for(sample_shelf, tmp_path / "data", database_url)
+    runtime = open_runtime(sample_shelf, tmp_path / "data", database_url=database_url)
     other: list[subprocess.CompletedProcess[str]] = []
 
     def meanwhile(done: int, total: int) -> None:

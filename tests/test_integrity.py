@@ -8,7 +8,6 @@ and real processes.
 from __future__ import annotations
 
 import os
-import subprocess
 import threading
 import time
 from collections.abc import Iterator
@@ -16,20 +15,18 @@ from pathlib import Path
 
 import pytest
 
-from docshelf.app.runtime import Runtime
-from docshelf.app.settings import Settings
 from docshelf.storage.conversion import ConversionTask, convert_file
 from docshelf.storage.store import RepresentationStore
+from tests.support.admin import TOKEN, Admin
+from tests.support.runtimes import open_runtime
 from tests.support.schema import validate
-from tests.support.servers import LEGACY, RawClient, child_env, docshelf_command, serve
+from tests.support.servers import LEGACY, RawClient, child_env, run_docshelf, serve
 
 SECRET = "root:x:0:0:SECRET-OUTSIDE-THE-SHELF"
 
 
 def _index(*args: str) -> None:
-    done = subprocess.run(
-        docshelf_command(*args), env=child_env(), capture_output=True, text=True, timeout=300
-    )
+    done = run_docshelf(*args)
     assert done.returncode == 0, done.stderr
 
 
@@ -37,14 +34,8 @@ def _stored_files(data: Path) -> set[Path]:
     return {p for p in (data / "representations").rglob("*") if p.is_file()}
 
 
-def _runtime(shelf: Path, data: Path, **settings: object) -> Runtime:
-    runtime = Runtime(Settings(shelves=[str(shelf)], data_dir=data, workers=1, **settings))
-    runtime.open()
-    return runtime
-
-
 def _every_stored_variant_exists(shelf: Path, data: Path) -> int:
-    runtime = _runtime(shelf, data)
+    runtime = open_runtime(shelf, data)
     try:
         records, _ = runtime.catalog.page(None, 1000)
         keys = [v.store_key for r in records for v in r.derived if v.store_key]
@@ -77,21 +68,14 @@ def test_forced_index_and_reindex_keep_every_stored_format(
 def test_a_forced_reindex_over_the_admin_api_keeps_every_format_readable(
     sample_shelf: Path, tmp_path: Path
 ) -> None:
-    token = "integrity-token"
     with serve(
-        sample_shelf, tmp_path / "data", env=child_env(DOCSHELF_ADMIN_TOKEN=token)
+        sample_shelf, tmp_path / "data", env=child_env(DOCSHELF_ADMIN_TOKEN=TOKEN)
     ) as server:
+        admin = Admin(server.base)
+        job = admin.wait_job(admin.reindex({"force": True})["job_id"])
+        admin.close()
+        assert job["state"] == "succeeded", job
         client = RawClient(server.url)
-        headers = {"Authorization": f"Bearer {token}"}
-        job = client.http.post(
-            f"{server.base}/admin/reindex", json={"force": True}, headers=headers
-        )
-        assert job.status_code == 202, job.text
-        job_url = f"{server.base}/admin/jobs/{job.json()['job_id']}"
-        deadline = time.monotonic() + 120
-        while client.http.get(job_url, headers=headers).json()["state"] != "succeeded":
-            assert time.monotonic() < deadline, "the forced reindex did not finish"
-            time.sleep(0.2)
         session = client.initialize()
         for path in ("notes.txt", "guides/field-guide.md", "papers/pdflatex-4-pages.pdf"):
             uri = f"docshelf://shelf/{path}"
@@ -233,7 +217,7 @@ def test_swapping_a_shelf_file_for_a_symlink_out_never_leaks_it(
     shelf.mkdir()
     target = shelf / "swap.md"
     target.write_text("# Harmless\n")
-    runtime = _runtime(shelf, tmp_path / "data")
+    runtime = open_runtime(shelf, tmp_path / "data")
     stop = threading.Event()
 
     def swap() -> None:
@@ -336,7 +320,7 @@ def test_a_watcher_batch_naming_a_folder_behind_a_symlink_catalogues_nothing_out
     (shelf / "real").mkdir(parents=True)
     (shelf / "real" / "inside.md").write_text("# Inside\n")
     (shelf / "link").symlink_to(outside_secret.parent)
-    runtime = _runtime(shelf, tmp_path / "data")
+    runtime = open_runtime(shelf, tmp_path / "data")
     try:
         report = runtime.indexer.refresh("shelf", ["link", "link/passwd", "real"])
         assert report.changes.added == {"docshelf://shelf/real/inside.md"}

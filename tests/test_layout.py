@@ -105,3 +105,38 @@ def test_the_protocol_layer_asks_for_bytes_and_converts_nothing() -> None:
         if module.startswith("docshelf.converters") and module not in PROTOCOL_VOCABULARY
     }
     assert not converting
+
+
+def imported_test_modules(path: Path) -> Iterator[str]:
+    """The test modules (``test_*.py`` under ``tests/``) that ``path`` imports, relative
+    imports (``from .test_docx import …``, ``from . import test_docx``) resolved."""
+    package = path.relative_to(ROOT).parent.parts
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
+        if isinstance(node, ast.Import):
+            names = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = package[: len(package) - node.level + 1] if node.level else ()
+            module = ".".join((*base, *filter(None, (node.module or "").split("."))))
+            names = [module, *(f"{module}.{alias.name}" for alias in node.names)]
+        else:
+            continue
+        for name in names:
+            parts = name.split(".")
+            if (
+                parts[0] == "tests"
+                and parts[-1].startswith("test_")
+                and ROOT.joinpath(*parts).with_suffix(".py").is_file()
+            ):
+                yield name
+
+
+def test_no_test_module_imports_another() -> None:
+    """A helper that two test modules need lives in ``tests/support/`` (issue 29): a test
+    module that imports another depends on that one's internals, so renaming a helper in one
+    suite breaks another, and running one module loads the other's set-up."""
+    borrowed = {
+        f"{path.relative_to(ROOT)}: {module}"
+        for path in python_files("tests")
+        for module in imported_test_modules(path)
+    }
+    assert not borrowed, "move the shared helper to tests/support/"

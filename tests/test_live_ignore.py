@@ -22,6 +22,7 @@ from mcp.shared.exceptions import MCPDeprecationWarning, MCPError
 from tests.support.schema import validate_error, validate_response
 from tests.support.sdk import http_client, next_event
 from tests.support.servers import LEGACY, MODERN, NOT_FOUND, RawClient, RunningServer, serve
+from tests.support.shelves import write_tree
 
 pytestmark = pytest.mark.anyio
 
@@ -31,16 +32,16 @@ QUIET = 1.5  # seconds with no event that show a change was dropped (debounce is
 
 def small_shelf(root: Path) -> Path:
     """Text files only: the server is ready (every format built) in moments."""
-    for relative, text in {
-        "notes.txt": "Plain notes.\nSecond line.\n",
-        "table.csv": "city,population\nBerlin,3850809\n",
-        "guides/field-guide.md": "# Field guide\n\nNotes are filed by week.\n",
-        "build/ignored-at-start.md": "# never served\n",
-        ".gitignore": "build/\n",
-    }.items():
-        (root / relative).parent.mkdir(parents=True, exist_ok=True)
-        (root / relative).write_text(text)
-    return root
+    return write_tree(
+        root,
+        {
+            "notes.txt": "Plain notes.\nSecond line.\n",
+            "table.csv": "city,population\nBerlin,3850809\n",
+            "guides/field-guide.md": "# Field guide\n\nNotes are filed by week.\n",
+            "build/ignored-at-start.md": "# never served\n",
+            ".gitignore": "build/\n",
+        },
+    )
 
 
 @pytest.fixture(scope="module")

@@ -6,7 +6,6 @@ Real files are written, renamed and deleted under a running ``docshelf serve``
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import shutil
@@ -26,12 +25,10 @@ from mcp.shared.exceptions import MCPDeprecationWarning, MCPError
 from tests.support.sdk import http_client, next_event, read_metadata, stdio_client
 from tests.support.servers import (
     LEGACY,
-    LISTEN_HEADERS,
     MODERN,
     RawClient,
     RunningServer,
-    listen_request,
-    modern_meta,
+    listen_stream,
     serve,
 )
 from tests.support.shelves import make_shelf
@@ -160,16 +157,11 @@ async def test_stdio_both_eras_hear_about_changes(tmp_path: Path) -> None:
 
 def test_raw_listen_stream_acks_first_with_the_subscription_id(live: RunningServer) -> None:
     # basic/patterns/subscriptions "Acknowledgment": first message, carrying the listen id.
-    body = listen_request(
-        {"toolsListChanged": True, "resourcesListChanged": True}, "listen-7", modern_meta()
-    )
-    headers = LISTEN_HEADERS
-    with httpx.stream("POST", live.url, json=body, headers=headers, timeout=WAIT) as response:
-        assert response.headers["content-type"].startswith("text/event-stream")
-        assert response.headers["x-accel-buffering"] == "no"
-        lines = response.iter_lines()
-        first = next(line for line in lines if line.startswith("data:"))
-    ack = json.loads(first[5:])
+    notifications = {"toolsListChanged": True, "resourcesListChanged": True}
+    with listen_stream(live.url, notifications, "listen-7", timeout=WAIT) as stream:
+        assert stream.response.headers["content-type"].startswith("text/event-stream")
+        assert stream.response.headers["x-accel-buffering"] == "no"
+        ack = next(stream.messages)
     assert ack["method"] == "notifications/subscriptions/acknowledged"
     assert ack["params"]["_meta"] == {"io.modelcontextprotocol/subscriptionId": "listen-7"}
     assert ack["params"]["notifications"] == {"resourcesListChanged": True}  # no tools here
@@ -184,12 +176,9 @@ def active_listeners(server: RunningServer) -> int:
 
 def test_disconnected_clients_leave_nothing_behind(live: RunningServer) -> None:
     before = active_listeners(live)
-    body = listen_request({"resourcesListChanged": True}, meta=modern_meta())
-    headers = LISTEN_HEADERS
     for _ in range(5):
-        with httpx.stream("POST", live.url, json=body, headers=headers, timeout=WAIT) as response:
-            lines = response.iter_lines()  # kept open: leaving a loop over it would disconnect
-            next(line for line in lines if line.startswith("data:"))
+        with listen_stream(live.url, {"resourcesListChanged": True}, timeout=WAIT) as stream:
+            next(stream.messages)  # the acknowledgement: the stream is open
             assert active_listeners(live) == before + 1
     for _ in range(100):  # the server notices each disconnect within moments
         if active_listeners(live) == before:

@@ -10,9 +10,9 @@ import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
 from docshelf.app import metrics
+from tests.support.admin import TOKEN, Admin
 from tests.support.servers import RawClient, RunningServer, child_env, serve
 from tests.support.shelves import make_shelf
-from tests.test_admin_api import TOKEN, Admin
 
 
 @pytest.fixture(scope="module")

@@ -30,9 +30,9 @@ from tests.support.host_metrics import (
     total,
     value,
 )
-from tests.support.servers import LISTEN_HEADERS, RawClient, listen_request, modern_meta
+from tests.support.servers import RawClient, listen_stream
 from tests.support.shelves import make_shelf
-from tests.test_scale_out import processes_of, serve_processes
+from tests.support.supervisor import processes_of, serve_processes
 
 # A multi-process suite (real servers, several per test): slow, so the README's command
 # stays within its ten minutes; DOCSHELF_SLOW_TESTS=1 runs it, as .ci/run does.
@@ -77,18 +77,15 @@ def scrapes_from_each(base: str, pids: set[int]) -> dict[int, Samples]:
 
 
 @contextlib.contextmanager
-def listen_stream(url: str, base: str) -> Iterator[int]:
+def listening_process(url: str, base: str) -> Iterator[int]:
     """A ``subscriptions/listen`` stream, open once acknowledged; the pid holding it."""
-    body = listen_request({"resourcesListChanged": True}, meta=modern_meta())
-    headers = LISTEN_HEADERS
     limits = httpx.Limits(max_connections=1)  # the stream goes over the connection pinned
     with httpx.Client(timeout=httpx.Timeout(10, read=None), limits=limits) as client:
         pid = int(client.get(f"{base}/healthz").json()["process"]["pid"])
-        with client.stream("POST", url, json=body, headers=headers) as response:
-            assert response.status_code == 200
-            lines = response.iter_lines()  # kept: a dropped iterator closes the stream
-            for line in lines:
-                if "notifications/subscriptions/acknowledged" in line:
+        with listen_stream(url, {"resourcesListChanged": True}, client=client) as stream:
+            assert stream.response.status_code == 200
+            for message in stream.messages:
+                if message.get("method") == "notifications/subscriptions/acknowledged":
                     break
             yield pid
 
@@ -145,7 +142,7 @@ def test_a_dead_childs_counts_remain_and_its_live_gauges_leave(tmp_path: Path) -
         with contextlib.ExitStack() as streams:
             held: dict[int, int] = dict.fromkeys(pids, 0)
             for _ in range(40):  # streams until each child holds at least one
-                held[streams.enter_context(listen_stream(supervised.url, supervised.base))] += 1
+                held[streams.enter_context(listening_process(supervised.url, supervised.base))] += 1
                 if all(held.values()):
                     break
             assert all(held.values()), held

@@ -18,8 +18,8 @@ from typing import Any
 import pytest
 
 from docshelf.app.runtime import Runtime
-from docshelf.app.settings import Settings
 from docshelf.storage.models import Document, DocumentState, OcrState
+from tests.support.runtimes import open_runtime
 from tests.support.scans import NEEDS_TESSERACT, image_pdf, png, text_picture
 from tests.support.schema import validate
 from tests.support.servers import MODERN, RawClient, child_env, run_docshelf, serve
@@ -44,12 +44,6 @@ def _shelf(tmp_path: Path, notes: int = 0) -> tuple[Path, Path]:
     for number in range(notes):
         (shelf / f"note-{number}.md").write_text(f"# Note {number}\n\n{filler}\n")
     return shelf, data
-
-
-def _runtime(shelf: Path, data: Path) -> Runtime:
-    runtime = Runtime(Settings(shelves=[str(shelf)], data_dir=data, workers=1))
-    runtime.open()
-    return runtime
 
 
 def _text(runtime: Runtime, uri: str, mime_type: str) -> str:
@@ -79,7 +73,7 @@ def test_a_scan_is_ready_at_once_and_its_ocr_pass_runs_after_every_cheaper_conve
     shelf, data = _shelf(tmp_path, notes=4)
     indexed = run_docshelf("index", "--root", str(shelf), "--data-dir", str(data))
     assert indexed.returncode == 0, indexed.stderr
-    runtime = _runtime(shelf, data)
+    runtime = open_runtime(shelf, data)
     try:
         scan = runtime.catalog.get(SCAN_URI)
         assert scan is not None and scan.state == DocumentState.READY
@@ -110,7 +104,7 @@ def test_a_read_of_a_scan_waiting_for_ocr_runs_its_pass_now_and_meta_says_so(
         "index", "--root", str(shelf), "--data-dir", str(data), env=child_env(DOCSHELF_OCR="0")
     )
     assert first_pass.returncode == 0, first_pass.stderr
-    runtime = _runtime(shelf, data)
+    runtime = open_runtime(shelf, data)
     runtime.builder.apply_ocr_settings()  # OCR is on here: the scan waits for its pass
     runtime.close()
     with serve(shelf, data, "--no-index", env=child_env(DOCSHELF_READ_WAIT="120")) as server:
@@ -159,7 +153,7 @@ def test_ocr_turned_off_says_so_and_turning_it_on_reads_the_pages(tmp_path: Path
         client.close()
     on = run_docshelf("index", "--root", str(shelf), "--data-dir", str(data))
     assert on.returncode == 0, on.stderr
-    runtime = _runtime(shelf, data)
+    runtime = open_runtime(shelf, data)
     try:
         scan = runtime.catalog.get(SCAN_URI)
         assert scan is not None and scan.ocr == OcrState.DONE
@@ -195,7 +189,7 @@ def test_an_ocr_pass_that_fails_leaves_the_first_pass_standing(tmp_path: Path) -
         "index", "--root", str(shelf), "--data-dir", str(data), env=child_env(DOCSHELF_OCR="0")
     )
     assert first_pass.returncode == 0, first_pass.stderr
-    runtime = _runtime(shelf, data)
+    runtime = open_runtime(shelf, data)
     try:
         scan = runtime.catalog.get(SCAN_URI)
         assert scan is not None and scan.ocr == OcrState.OFF

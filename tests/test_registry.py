@@ -23,8 +23,8 @@ from referencing.jsonschema import DRAFT7
 from docshelf import app
 from docshelf.app.cli import build_parser
 from docshelf.app.settings import Settings
+from tests.support.deployment import DOCKERFILE, env_pairs, exec_form, parse_dockerfile
 from tests.support.paths import DATA, REPO
-from tests.test_deployment import DOCKERFILE, env_pairs, exec_form, parse_dockerfile
 
 SERVER_JSON = REPO / "server.json"
 SCHEMA_DIR = DATA / "registry"

@@ -14,10 +14,10 @@ import pytest
 from sqlalchemy import update
 
 from docshelf.app.runtime import Runtime
-from docshelf.app.settings import Settings
 from docshelf.converters import document_schema
 from docshelf.storage.models import Document, DocumentState
 from tests.support.paths import CORPUS_PDF, NEEDS_SHARED
+from tests.support.runtimes import open_runtime
 from tests.support.schema import validate
 from tests.support.sdk import RichContents, http_client
 from tests.support.servers import MODERN, RawClient, RunningServer, serve
@@ -155,16 +155,10 @@ def limited_shelf(tmp_path: Path) -> Path:
     return shelf
 
 
-def make_runtime(shelf: Path, data: Path, **settings: object) -> Runtime:
-    runtime = Runtime(Settings(shelves=[str(shelf)], data_dir=data, workers=1, **settings))
-    runtime.open()
-    return runtime
-
-
 @pytest.fixture
 def timeout_runtime(limited_shelf: Path, tmp_path: Path) -> Iterator[Runtime]:
     # PDFium reads GeoTopo's 117 pages in about 0.4 s; the little files take milliseconds.
-    runtime = make_runtime(limited_shelf, tmp_path / "data", convert_timeout=0.2)
+    runtime = open_runtime(limited_shelf, tmp_path / "data", convert_timeout=0.2)
     yield runtime
     runtime.close()
 
@@ -190,7 +184,7 @@ def test_a_conversion_that_times_out_keeps_the_original_and_blocks_nothing(
 
 @NEEDS_SHARED
 def test_files_over_the_size_cap_are_not_converted(limited_shelf: Path, tmp_path: Path) -> None:
-    runtime = make_runtime(limited_shelf, tmp_path / "data", max_convert_mb=1.0)
+    runtime = open_runtime(limited_shelf, tmp_path / "data", max_convert_mb=1.0)
     try:
         report = runtime.index()
         assert {e.path: e.reason for e in report.errors} == {"big.pdf": "too_large"}
@@ -204,7 +198,7 @@ def test_files_over_the_size_cap_are_not_converted(limited_shelf: Path, tmp_path
 def test_a_type_no_converter_handles_is_served_as_its_original(
     limited_shelf: Path, tmp_path: Path
 ) -> None:
-    runtime = make_runtime(limited_shelf, tmp_path / "data", max_convert_mb=1.0)
+    runtime = open_runtime(limited_shelf, tmp_path / "data", max_convert_mb=1.0)
     try:
         runtime.index()
         tool = runtime.catalog.get("docshelf://limits/tool")
@@ -224,7 +218,7 @@ def test_a_type_no_converter_handles_is_served_as_its_original(
 def test_a_converter_version_bump_reconverts_on_the_next_pass(
     limited_shelf: Path, tmp_path: Path
 ) -> None:
-    runtime = make_runtime(limited_shelf, tmp_path / "data", max_convert_mb=1.0)
+    runtime = open_runtime(limited_shelf, tmp_path / "data", max_convert_mb=1.0)
     try:
         runtime.index()
         before = runtime.catalog.get("docshelf://limits/small.txt")

@@ -18,15 +18,15 @@ from sqlalchemy import event
 from docshelf.app.runtime import Runtime
 from docshelf.storage.catalog import NotCached
 from docshelf.storage.store import RepresentationStore
+from tests.support.runtimes import open_runtime
 from tests.support.servers import RawClient, serve
-from tests.test_indexer import runtime_for
 
 URI = "docshelf://shelf/notes.txt"
 
 
 @pytest.fixture
 def runtime(sample_shelf: Path, tmp_path: Path, database_url: str) -> Iterator[Runtime]:
-    rt = runtime_for(sample_shelf, tmp_path / "data", database_url)
+    rt = open_runtime(sample_shelf, tmp_path / "data", database_url=database_url)
     rt.index()
     yield rt
     rt.close()

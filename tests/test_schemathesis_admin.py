@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.admin import TOKEN
 from tests.support.servers import child_env, serve
 from tests.support.shelves import make_shelf
-from tests.test_admin_api import TOKEN
 
 # Every check except positive_data_acceptance: two rules cannot be said in JSON Schema — an
 # opaque cursor must be one the server handed out, and `paths` needs `shelf` — so schema-valid

@@ -22,7 +22,7 @@ from docshelf.app.runtime import Runtime
 from docshelf.storage.models import DocumentState, SearchPart
 from docshelf.storage.search import CONTENT_ROW, Filters, InvalidQuery, SearchHit, SearchIndex
 from tests.support.paths import FIXTURE_PDF
-from tests.test_indexer import runtime_for
+from tests.support.runtimes import open_runtime
 
 MANUAL = """# Operations manual
 
@@ -53,7 +53,7 @@ def shelf(tmp_path: Path) -> Path:
 
 @pytest.fixture
 def runtime(shelf: Path, tmp_path: Path, database_url: str) -> Iterator[Runtime]:
-    rt = runtime_for(shelf, tmp_path / "data", database_url)
+    rt = open_runtime(shelf, tmp_path / "data", database_url=database_url)
     rt.index()
     yield rt
     rt.close()

@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import json
 import shutil
-import subprocess
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -42,7 +41,7 @@ from tests.support.servers import (
     RawClient,
     RunningServer,
     child_env,
-    docshelf_command,
+    run_docshelf,
     serve,
 )
 
@@ -348,13 +347,7 @@ def indexed(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     (shelf / "corpus").mkdir()
     for name in CORPUS:
         shutil.copy(CORPUS_PDF / name, shelf / "corpus" / name)
-    done = subprocess.run(
-        docshelf_command("index", "--root", str(shelf), "--data-dir", str(data)),
-        env=child_env(),
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    done = run_docshelf("index", "--root", str(shelf), "--data-dir", str(data), timeout=120)
     assert done.returncode == 0, done.stderr
     assert ", 0 failed" in done.stdout, done.stdout
     return shelf, data
@@ -422,13 +415,10 @@ def test_postgresql_finds_the_same_concepts_but_three(
     indexed: tuple[Path, Path], tmp_path: Path, postgres_url: str
 ) -> None:
     shelf, _ = indexed
-    done = subprocess.run(
-        docshelf_command("index", "--root", str(shelf), "--data-dir", str(tmp_path / "data")),
-        env=child_env(DOCSHELF_DATABASE_URL=postgres_url),
-        capture_output=True,
-        text=True,
-        timeout=180,
-    )
+    done = run_docshelf(
+        "index", "--root", str(shelf), "--data-dir", str(tmp_path / "data"),
+        env=child_env(DOCSHELF_DATABASE_URL=postgres_url), timeout=180,
+    )  # fmt: skip
     assert done.returncode == 0, done.stderr
     database = Database(postgres_url)
     try:

@@ -12,8 +12,9 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.json_text import modern_text, nested
 from tests.support.schema import validate_error, validate_response
-from tests.support.servers import LEGACY, MODERN, modern_meta
+from tests.support.servers import LEGACY, MODERN, listen_request, modern_meta
 from tests.support.stdio import RawStdio, stdio_process
 
 
@@ -23,18 +24,6 @@ def stdio(indexed_shelf: tuple[Path, Path]) -> Iterator[RawStdio]:
     shelf, data = indexed_shelf
     with stdio_process(shelf, data) as process:
         yield process
-
-
-def nested(depth: int) -> str:
-    return "[" * depth + "1" + "]" * depth
-
-
-def modern_line(method: str, params_text: str, request_id: str = "1") -> bytes:
-    meta = json.dumps(modern_meta())
-    return (
-        f'{{"jsonrpc":"2.0","id":{request_id},"method":"{method}",'
-        f'"params":{{"_meta":{meta},{params_text}}}}}'
-    ).encode()
 
 
 def assert_error(message: dict, code: int, era: str = MODERN) -> None:
@@ -47,9 +36,9 @@ def assert_error(message: dict, code: int, era: str = MODERN) -> None:
     [
         nested(100_000).encode(),
         b'{"jsonrpc":"2.0","id":1,"method":"ping","params":' + b"{" * 3000,
-        modern_line("server/discover", f'"deep":{nested(100_000)}'),
-        modern_line("resources/list", f'"cursor":{nested(100_000)}'),
-        modern_line("server/discover", f'"deep":{nested(63)}'),  # 65 levels in all
+        modern_text("server/discover", f'"deep":{nested(100_000)}'),
+        modern_text("resources/list", f'"cursor":{nested(100_000)}'),
+        modern_text("server/discover", f'"deep":{nested(63)}'),  # 65 levels in all
     ],
     ids=["bare-array", "unclosed-objects", "in-params", "as-cursor", "one-level-too-deep"],
 )
@@ -64,7 +53,7 @@ def test_stdio_nesting_deeper_than_64_levels_is_32700_and_the_process_lives(
 
 
 def test_stdio_nesting_up_to_64_levels_is_read(stdio: RawStdio) -> None:
-    stdio.send_line(modern_line("server/discover", f'"deep":{nested(62)}', '"deep-ok"'))
+    stdio.send_line(modern_text("server/discover", f'"deep":{nested(62)}', '"deep-ok"'))
     validate_response(MODERN, "DiscoverResult", stdio.response("deep-ok"))
 
 
@@ -82,14 +71,7 @@ def test_stdio_a_cursor_that_is_not_one_we_issued_is_32602(stdio: RawStdio, curs
 def test_stdio_cancelled_with_a_request_id_of_the_wrong_type_is_ignored(stdio: RawStdio) -> None:
     # basic/utilities/cancellation "Error Handling": invalid cancellation notifications SHOULD be
     # ignored — with a listen stream open, whose id the server keeps in a table.
-    stdio.send(
-        {
-            "jsonrpc": "2.0",
-            "id": "listen-1",
-            "method": "subscriptions/listen",
-            "params": {"_meta": modern_meta(), "notifications": {"resourcesListChanged": True}},
-        }
-    )
+    stdio.send(listen_request({"resourcesListChanged": True}, "listen-1", modern_meta()))
     ack = stdio.receive()
     assert ack["method"] == "notifications/subscriptions/acknowledged"
     for params in (
@@ -150,7 +132,7 @@ def test_stdio_lone_surrogates_are_answered(stdio: RawStdio) -> None:
     stdio.send_line(b'{"jsonrpc":"2.0","id":"\\ud800","method":"no/such\\udfff","params":{}}')
     answer = stdio.response("\ud800")
     assert_error(answer, -32602)  # modern without _meta: malformed (basic/index "_meta")
-    stdio.send_line(modern_line("resources/read", '"uri":"docshelf://shelf/\\udc80"', '"\\ud801"'))
+    stdio.send_line(modern_text("resources/read", '"uri":"docshelf://shelf/\\udc80"', '"\\ud801"'))
     answer = stdio.response("\ud801")
     assert_error(answer, -32602)
     assert answer["error"]["data"] == {"uri": "docshelf://shelf/\udc80"}

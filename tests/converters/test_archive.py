@@ -22,11 +22,10 @@ from docshelf.converters.archive import ArchiveConverter, ArchiveLimits
 from docshelf.converters.base import Source
 from docshelf.converters.members import demote_headings
 from docshelf.converters.parts import section_markdown
-from tests.support.paths import SHARED
+from tests.support.markitdown_vectors import NEEDS_PEERS, TEST_FILES, markitdown_vector
 from tests.support.results import data_of
 from tests.support.results import markdown_of as markdown
 
-MARKITDOWN = SHARED / "peer-suites" / "markitdown"
 README = b"---\ntitle: Front\n---\n# Guide\n\nRead *this*.\n\nUsage\n-----\n\nRun it.\n"
 MEMBERS: dict[str, bytes] = {
     "docs/guide.md": README,
@@ -426,14 +425,10 @@ def test_mutated_archives_give_a_result_or_a_conversion_error(
 # the markitdown yardstick
 
 
-@pytest.mark.skipif(
-    not (MARKITDOWN / "vectors.json").is_file(),
-    reason="needs ../shared/peer-suites (run .ci/run)",
-)
+@NEEDS_PEERS
 def test_markitdown_test_files_zip_has_its_docx_and_html_strings() -> None:
-    vectors = json.loads((MARKITDOWN / "vectors.json").read_text())["GENERAL_TEST_VECTORS"]
-    [vector] = [v for v in vectors if v["filename"] == "test_files.zip"]
-    path: Path = MARKITDOWN / "test_files" / "test_files.zip"
+    vector = markitdown_vector("test_files.zip")
+    path: Path = TEST_FILES / "test_files.zip"
     text = markdown(convert(path.read_bytes(), "application/zip", path.name))
     text = text.replace("(/wiki/Bill_Gates)", '(/wiki/Bill_Gates "Bill Gates")')  # link titles
     missing = [must for must in vector["must_include"] if must not in text]

@@ -24,9 +24,8 @@ from docshelf.converters.declared import (
     declared_title,
     heading_title,
 )
+from tests.support.docx import BODY, CORE, write_docx
 from tests.support.results import json_of, text_of
-
-from .test_docx import BODY, CORE, write_docx
 
 HEADLINE = "Inventory of the reading room"
 

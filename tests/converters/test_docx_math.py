@@ -12,7 +12,7 @@ from pathlib import Path
 from docshelf.converters import convert
 from docshelf.converters.html.omml import omml_to_latex
 from docshelf.converters.safexml import parse_xml
-from tests.converters.test_docx import DOCX, W, write_docx
+from tests.support.docx import DOCX, W, write_docx
 from tests.support.results import markdown_of, text_of
 
 M = "http://schemas.openxmlformats.org/officeDocument/2006/math"

@@ -4,10 +4,8 @@ from __future__ import annotations
 
 import io
 import json
-import re
 import zipfile
 from pathlib import Path
-from typing import Any
 
 import jsonschema
 import pytest
@@ -17,13 +15,9 @@ from hypothesis import strategies as st
 from docshelf.converters import ConversionError, ConversionResult, convert, find_converter
 from docshelf.converters import epub as epub_module
 from docshelf.converters.parts import section_markdown, slugify
-from tests.support.paths import SHARED
+from tests.support.markitdown_vectors import NEEDS_PEERS, TEST_FILES, markitdown_vector, normalized
 from tests.support.results import text_of as text
 
-PEER_FILES = SHARED / "peer-suites" / "markitdown"
-NEEDS_PEERS = pytest.mark.skipif(
-    not (PEER_FILES / "vectors.json").is_file(), reason="needs ../shared/peer-suites (run .ci/run)"
-)
 CONTAINER = """<?xml version="1.0"?>
 <container xmlns="urn:oasis:names:tc:opendocument:xmlns:container" version="1.0">
   <rootfiles><rootfile full-path="OEBPS/content.opf"
@@ -358,27 +352,17 @@ def test_damaged_epubs_convert_or_fail_with_a_reason(flips: list[tuple[int, int]
         assert error.reason in ("corrupt", "too_large", "unsupported", "encrypted")
 
 
-def _normalized(markdown: str) -> str:
-    """As the bench compares: list markers as ``*``, whitespace collapsed."""
-    return re.sub(r"\s+", " ", re.sub(r"(?m)^(\s*)- ", r"\1* ", markdown))
-
-
-def markitdown_vector(filename: str) -> dict[str, Any]:
-    vectors = json.loads((PEER_FILES / "vectors.json").read_text(encoding="utf-8"))
-    return next(v for v in vectors["GENERAL_TEST_VECTORS"] if v["filename"] == filename)
-
-
 @NEEDS_PEERS
 def test_markitdown_vector_test_epub() -> None:
     vector = markitdown_vector("test.epub")
-    path: Path = PEER_FILES / "test_files" / "test.epub"
-    markdown = _normalized(
+    path: Path = TEST_FILES / "test.epub"
+    markdown = normalized(
         text(run(path.read_bytes(), path.name, vector["mimetype"]), "text/markdown")
     )
     for needed in vector["must_include"]:
-        assert _normalized(needed) in markdown
+        assert normalized(needed) in markdown
     for refused in vector["must_not_include"]:
-        assert _normalized(refused) not in markdown
+        assert normalized(refused) not in markdown
 
 
 def test_json_validates_against_the_document_schema(

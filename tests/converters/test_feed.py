@@ -10,10 +10,9 @@ import pytest
 from docshelf.converters import ConversionError, ConversionResult, convert, find_converter
 from docshelf.converters import feed as feed_module
 from docshelf.converters.parts import section_markdown
+from tests.support.markitdown_vectors import NEEDS_PEERS, TEST_FILES, markitdown_vector, normalized
 from tests.support.results import data_of
 from tests.support.results import text_of as text
-
-from .test_epub import NEEDS_PEERS, PEER_FILES, _normalized, markitdown_vector
 
 # The content module bound to an unusual prefix, as in markitdown's test_rss.xml.
 RSS = """<?xml version="1.0" encoding="utf-8"?>
@@ -264,13 +263,13 @@ def test_too_many_items_and_too_many_bytes_are_too_large(monkeypatch: pytest.Mon
 @NEEDS_PEERS
 def test_markitdown_vector_test_rss_xml() -> None:
     vector = markitdown_vector("test_rss.xml")
-    path = PEER_FILES / "test_files" / "test_rss.xml"
+    path = TEST_FILES / "test_rss.xml"
     # detection names an RSS document in an .xml file application/rss+xml (the lead's sniffing)
-    markdown = _normalized(text(run(path.read_bytes(), path.name), "text/markdown"))
+    markdown = normalized(text(run(path.read_bytes(), path.name), "text/markdown"))
     for needed in vector["must_include"]:
-        assert _normalized(needed) in markdown
+        assert normalized(needed) in markdown
     for refused in vector["must_not_include"]:
-        assert _normalized(refused) not in markdown
+        assert normalized(refused) not in markdown
 
 
 def test_json_validates_against_the_document_schema(

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from docshelf.converters import ConversionResult, convert
+from tests.support.markitdown_vectors import TEST_FILES
 from tests.support.paths import NEEDS_SHARED
 
 from .conftest import CORPUS_PDF, READABLE_PDFS, SPEC, Convert
@@ -71,7 +72,6 @@ MARKITDOWN_FILES = [
     "test.mp3",
     "test.docx",
 ]
-MARKITDOWN = SPEC.parent / "peer-suites" / "markitdown" / "test_files"
 
 
 @NEEDS_SHARED
@@ -79,6 +79,6 @@ MARKITDOWN = SPEC.parent / "peer-suites" / "markitdown" / "test_files"
 def test_every_family_matches_golden(name: str) -> None:
     from docshelf.converters.detect import HEAD_BYTES, detect_mime
 
-    data = (MARKITDOWN / name).read_bytes()
+    data = (TEST_FILES / name).read_bytes()
     result = convert(data, detect_mime(data[:HEAD_BYTES], name), name)
     check(result, GOLDEN / "markitdown" / name)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from email.message import EmailMessage
 from email.mime.application import MIMEApplication
 from email.mime.multipart import MIMEMultipart
@@ -14,12 +13,12 @@ import pytest
 from docshelf.converters import ConversionError, ConversionResult, convert, find_converter
 from docshelf.converters.mail import attachments
 from docshelf.converters.mail.rtfbody import decompress_rtf, encapsulated_html
-from tests.support.paths import DATA, SHARED
+from tests.support.markitdown_vectors import NEEDS_PEERS, TEST_FILES, markitdown_vectors
+from tests.support.paths import DATA
 from tests.support.results import data_of as data
 from tests.support.results import markdown_of as markdown
 
 MSG = DATA / "mail" / "test_outlook_msg.msg"
-PEER_SUITE = SHARED / "peer-suites" / "markitdown"
 
 
 def eml(message: EmailMessage | MIMEMultipart | MIMEText) -> ConversionResult:
@@ -292,15 +291,12 @@ def test_bad_outlook_files_are_corrupt(data: bytes, message: str) -> None:
     assert caught.value.message.startswith(message)
 
 
-@pytest.mark.skipif(
-    not (PEER_SUITE / "vectors.json").is_file(), reason="needs ../shared/peer-suites (run .ci/run)"
-)
+@NEEDS_PEERS
 def test_markitdown_vectors() -> None:
-    vectors = json.loads((PEER_SUITE / "vectors.json").read_text())["GENERAL_TEST_VECTORS"]
-    for vector in vectors:
+    for vector in markitdown_vectors():
         if not vector["filename"].endswith((".msg", ".eml", ".rtf")):
             continue
-        path: Path = PEER_SUITE / "test_files" / vector["filename"]
+        path: Path = TEST_FILES / vector["filename"]
         text = markdown(convert(path.read_bytes(), vector["mimetype"], path.name))
         missing = [s for s in vector["must_include"] if s not in text and s != "# Email Message"]
         assert not missing

@@ -18,15 +18,10 @@ from hypothesis import strategies as st
 from docshelf.converters import ConversionError, ConversionResult, convert, find_converter
 from docshelf.converters.media.image import ImageConverter
 from docshelf.converters.media.isobmff import MAX_BOXES
-from tests.support.paths import SHARED
+from tests.support.markitdown_vectors import NEEDS_PEERS, TEST_FILES
 from tests.support.results import text_of as text
 
 from . import media_files as files
-
-PEER = SHARED / "peer-suites" / "markitdown" / "test_files"
-NEEDS_PEER = pytest.mark.skipif(
-    not PEER.is_dir(), reason="needs ../shared/peer-suites (run .ci/run)"
-)
 
 
 def data_of(result: ConversionResult) -> dict[str, Any]:
@@ -217,9 +212,9 @@ def test_a_broken_sound_file_is_corrupt(data: bytes, filename: str) -> None:
     assert error.reason == "corrupt" and error.message.startswith("not a readable sound file:")
 
 
-@NEEDS_PEER
+@NEEDS_PEERS
 def test_markitdowns_mp3_yardstick() -> None:
-    result = convert((PEER / "test.mp3").read_bytes(), "audio/mpeg", "test.mp3")
+    result = convert((TEST_FILES / "test.mp3").read_bytes(), "audio/mpeg", "test.mp3")
     markdown = text(result, "text/markdown")
     for value in (
         "f67a499e-a7d0-4ca3-a49b-358bd934ae3e",
@@ -230,9 +225,9 @@ def test_markitdowns_mp3_yardstick() -> None:
         assert value in markdown
 
 
-@NEEDS_PEER
+@NEEDS_PEERS
 def test_markitdowns_jpg_yardstick() -> None:
-    result = convert((PEER / "test.jpg").read_bytes(), "image/jpeg", "test.jpg")
+    result = convert((TEST_FILES / "test.jpg").read_bytes(), "image/jpeg", "test.jpg")
     markdown = text(result, "text/markdown")
     for value in (
         "AutoGen Authors",

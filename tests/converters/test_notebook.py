@@ -11,9 +11,8 @@ import pytest
 from docshelf.converters import ConversionError, ConversionResult, convert, find_converter
 from docshelf.converters import notebook as notebook_module
 from docshelf.converters.parts import section_markdown
+from tests.support.markitdown_vectors import NEEDS_PEERS, TEST_FILES, markitdown_vector, normalized
 from tests.support.results import text_of as text
-
-from .test_epub import NEEDS_PEERS, PEER_FILES, _normalized, markitdown_vector
 
 PNG = (
     "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk"
@@ -291,13 +290,13 @@ def test_too_many_cells_is_too_large(monkeypatch: pytest.MonkeyPatch) -> None:
 @NEEDS_PEERS
 def test_markitdown_vector_test_notebook_ipynb() -> None:
     vector = markitdown_vector("test_notebook.ipynb")
-    path = PEER_FILES / "test_files" / "test_notebook.ipynb"
+    path = TEST_FILES / "test_notebook.ipynb"
     result = convert(path.read_bytes(), vector["mimetype"], path.name)
-    markdown = _normalized(text(result, "text/markdown"))
+    markdown = normalized(text(result, "text/markdown"))
     for needed in vector["must_include"]:
-        assert _normalized(needed) in markdown
+        assert normalized(needed) in markdown
     for refused in vector["must_not_include"]:
-        assert _normalized(refused) not in markdown
+        assert normalized(refused) not in markdown
     assert result.facts.title == "Test Notebook Title"
 
 

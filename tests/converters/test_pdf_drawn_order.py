@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from fpdf import FPDF
 
-from tests.converters.test_pdf_tables import _converted, _pdf, _row, markdown_rows
-from tests.support.results import markdown_of, text_of
+from tests.support.drawn_pdfs import convert_pdf, draw_row, letter_page
+from tests.support.results import markdown_of, markdown_rows, text_of
 
 FORM = [
     ("Insured name", "Gabriel Diaz", "Year", "2022"),
@@ -37,12 +37,12 @@ def _bar(pdf: FPDF, x: float, y: float, width: float, text: str, text_x: float) 
 
 def drawn_out_of_order_pdf() -> bytes:
     """The rows first, then the bars above them, then a note whose value comes last."""
-    pdf = _pdf()
+    pdf = letter_page()
     pdf.set_font("Helvetica", "B", 20)
     pdf.text(190, 120, "ZAVA AUTO REPAIR")
     pdf.set_font("Helvetica", size=10)
     for number, cells in enumerate(FORM):
-        _row(pdf, 200 + 13.4 * number, FORM_XS, cells)
+        draw_row(pdf, 200 + 13.4 * number, FORM_XS, cells)
     _bar(pdf, 76, 186, 180, "Customer Information", 121)
     _bar(pdf, 300, 186, 170, "Vehicle Information", 350)
     pdf.set_font("Helvetica", "B", 10)
@@ -56,7 +56,7 @@ def drawn_out_of_order_pdf() -> bytes:
 
 
 def test_a_section_bar_drawn_after_its_rows_heads_them() -> None:
-    result = _converted(drawn_out_of_order_pdf())
+    result = convert_pdf(drawn_out_of_order_pdf())
     markdown = markdown_of(result)
     rows = markdown_rows(markdown)
     # Before: "Customer Information Vehicle Information" came after the note, at
@@ -69,7 +69,7 @@ def test_a_section_bar_drawn_after_its_rows_heads_them() -> None:
 
 
 def test_a_value_drawn_last_stands_beside_its_label() -> None:
-    result = _converted(drawn_out_of_order_pdf())
+    result = convert_pdf(drawn_out_of_order_pdf())
     # Before: "Note", then the paragraph, then "Minor rear bumper repair" on its own.
     for text in (markdown_of(result), text_of(result, "text/plain")):
         note = next(line for line in text.splitlines() if "Note" in line)
@@ -88,17 +88,17 @@ TERRITORIES = [
 
 
 def small_tables_pdf() -> bytes:
-    pdf = _pdf()
+    pdf = letter_page()
     pdf.set_font("Helvetica", "B", 10)
     pdf.text(50, 460, "Booking Summary")
     pdf.set_font("Helvetica", size=8)
     for number, cells in enumerate(SUMMARY):
-        _row(pdf, 474 + 12 * number, (50, 121, 190, 270, 351), cells)
+        draw_row(pdf, 474 + 12 * number, (50, 121, 190, 270, 351), cells)
     pdf.set_font("Helvetica", "B", 10)
     pdf.text(50, 520, "Account Representatives")
     pdf.set_font("Helvetica", size=8)
     for number, cells in enumerate(TERRITORIES):
-        _row(pdf, 534 + 12 * number, (50, 140, 221, 400), cells)
+        draw_row(pdf, 534 + 12 * number, (50, 140, 221, 400), cells)
     pdf.set_font("Helvetica", "B", 10)
     pdf.text(50, 580, "Show Schedule Details")
     pdf.set_font("Helvetica", size=8)
@@ -107,7 +107,7 @@ def small_tables_pdf() -> bytes:
 
 
 def test_a_header_and_a_single_row_are_a_table() -> None:
-    rows = markdown_rows(markdown_of(_converted(small_tables_pdf())))
+    rows = markdown_rows(markdown_of(convert_pdf(small_tables_pdf())))
     # Before: "Start Date End Date # Shows Gross Amount Net Amount" and its row as two lines.
     for table in (SUMMARY, TERRITORIES):
         for cells in table:
@@ -115,13 +115,13 @@ def test_a_header_and_a_single_row_are_a_table() -> None:
 
 
 def test_two_lines_of_prose_with_a_gap_are_no_table() -> None:
-    pdf = _pdf()
+    pdf = letter_page()
     pdf.set_font("Helvetica", size=10)
     pdf.text(72, 100, "1.")
     pdf.text(100, 100, "Preheat the oven and butter a tin of twenty centimetres.")
     pdf.text(72, 114, "2.")
     pdf.text(100, 114, "Beat the eggs with the sugar until they are pale and thick.")
-    assert "|" not in markdown_of(_converted(bytes(pdf.output())))
+    assert "|" not in markdown_of(convert_pdf(bytes(pdf.output())))
 
 
 def side_by_side_pdf() -> bytes:
@@ -139,19 +139,19 @@ def side_by_side_pdf() -> bytes:
         ("Location:", "NYC-01"),
         ("Region:", "NORTHEAST"),
     ]
-    pdf = _pdf()
+    pdf = letter_page()
     pdf.set_font("Helvetica", "B", 10)
     pdf.text(50, 120, "Orders")
     pdf.set_font("Helvetica", size=8)
     for number, cells in enumerate(left):
-        _row(pdf, 135 + 12 * number, (50, 150), cells)
+        draw_row(pdf, 135 + 12 * number, (50, 150), cells)
     for number, cells in enumerate(right):
-        _row(pdf, 135 + 12 * number, (350, 450), cells)
+        draw_row(pdf, 135 + 12 * number, (350, 450), cells)
     return bytes(pdf.output())
 
 
 def test_label_value_blocks_side_by_side_share_their_rows() -> None:
-    rows = markdown_rows(markdown_of(_converted(side_by_side_pdf())))
+    rows = markdown_rows(markdown_of(convert_pdf(side_by_side_pdf())))
     # Before: two tables, the right block's rows after all of the left block's.
     assert ["Order / Rev:", "2024-12-5678", "Cinema:", "Downtown Multiplex"] in rows
     assert ["Region:", "NORTHEAST"] not in rows

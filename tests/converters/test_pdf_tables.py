@@ -12,10 +12,10 @@ import re
 from typing import Any
 
 import pytest
-from fpdf import FPDF
 
-from docshelf.converters import ConversionResult, convert
-from tests.support.results import json_of, markdown_of, text_of
+from docshelf.converters import ConversionResult
+from tests.support.drawn_pdfs import convert_pdf, draw_row, letter_page
+from tests.support.results import json_of, markdown_of, markdown_rows, text_of
 
 #: Product code, location, expected, actual, variance, status: "" where nothing is printed.
 INVENTORY = [
@@ -47,37 +47,11 @@ FORM = [
 ]
 
 
-def _pdf() -> FPDF:
-    pdf = FPDF(unit="pt", format="letter")
-    pdf.set_auto_page_break(False)
-    pdf.add_page()
-    return pdf
-
-
-def _row(pdf: FPDF, y: float, xs: tuple[float, ...], cells: tuple[str, ...]) -> None:
-    for x, text in zip(xs, cells, strict=True):
-        if text:
-            pdf.text(x, y, text)
-
-
-def _converted(data: bytes) -> ConversionResult:
-    return convert(data, "application/pdf", "built.pdf")
-
-
-def markdown_rows(markdown: str) -> list[list[str]]:
-    """Every Markdown table row, as its cells (separator rows left out)."""
-    return [
-        [cell.strip() for cell in line.strip()[1:-1].split("|")]
-        for line in markdown.splitlines()
-        if line.startswith("|") and not re.fullmatch(r"\|(?:-+\|)+", line.strip())
-    ]
-
-
 # --- 7: tables set without rules ----------------------------------------------------
 
 
 def sparse_inventory_pdf() -> bytes:
-    pdf = _pdf()
+    pdf = letter_page()
     pdf.set_font("Helvetica", "B", 16)
     pdf.text(72, 72, "Inventory Reconciliation")
     pdf.set_font("Helvetica", size=10)
@@ -85,14 +59,14 @@ def sparse_inventory_pdf() -> bytes:
     xs = tuple(72 + x * 1.5 for x in INVENTORY_COLUMNS)
     for number, cells in enumerate(INVENTORY):
         pdf.set_font("Helvetica", "B" if number == 0 else "", 11 if number == 0 else 10)
-        _row(pdf, 140 + 24 * number, xs, cells)
+        draw_row(pdf, 140 + 24 * number, xs, cells)
     pdf.text(72, 320, "Variance Analysis:")
     pdf.text(72, 334, "The primary variance driver is SKU-3003, which needs investigation.")
     return bytes(pdf.output())
 
 
 def test_a_sparse_table_without_rules_keeps_its_empty_cells() -> None:
-    markdown = markdown_of(_converted(sparse_inventory_pdf()))
+    markdown = markdown_of(convert_pdf(sparse_inventory_pdf()))
     # Before: "SKU-1001 A-12 450" / "B-07 289 -23" ... as lines; rows with
     # different numbers of cells were never a table.
     assert markdown_rows(markdown) == [list(row) for row in INVENTORY]
@@ -101,17 +75,17 @@ def test_a_sparse_table_without_rules_keeps_its_empty_cells() -> None:
 
 
 def schedule_pdf() -> bytes:
-    pdf = _pdf()
+    pdf = letter_page()
     pdf.set_font("Helvetica", size=9)
     pdf.text(72, 72, "Project schedule, in months:")
     xs = (72.0, *(150 + 36 * n for n in range(len(MONTHS))))
     for number, cells in enumerate(SCHEDULE):
-        _row(pdf, 100 + 16 * number, xs, cells)
+        draw_row(pdf, 100 + 16 * number, xs, cells)
     return bytes(pdf.output())
 
 
 def test_a_twelve_column_schedule_is_one_table() -> None:
-    result = _converted(schedule_pdf())
+    result = convert_pdf(schedule_pdf())
     # Before: "Survey x x", "Design x x x" ... as lines of text.
     assert markdown_rows(markdown_of(result)) == [list(row) for row in SCHEDULE]
     [table] = json_of(result)["tables"]
@@ -119,7 +93,7 @@ def test_a_twelve_column_schedule_is_one_table() -> None:
 
 
 def test_lines_with_a_wide_gap_in_prose_stay_prose() -> None:
-    pdf = _pdf()
+    pdf = letter_page()
     pdf.set_font("Helvetica", size=10)
     lines = [
         ("1.", "Preheat the oven and butter a tin."),
@@ -129,7 +103,7 @@ def test_lines_with_a_wide_gap_in_prose_stay_prose() -> None:
     for number, (mark, text) in enumerate(lines):
         pdf.text(72, 100 + 14 * number, mark)
         pdf.text(100, 100 + 14 * number, text)
-    markdown = markdown_of(_converted(bytes(pdf.output())))
+    markdown = markdown_of(convert_pdf(bytes(pdf.output())))
     assert "|" not in markdown
     assert "2\\. Beat the eggs" in markdown or "2. Beat the eggs" in markdown
 
@@ -139,7 +113,7 @@ def test_lines_with_a_wide_gap_in_prose_stay_prose() -> None:
 
 def framed_form_pdf() -> bytes:
     """An insurance form: a frame around the page, label/value lines in two groups inside."""
-    pdf = _pdf()
+    pdf = letter_page()
     pdf.set_line_width(1.8)
     pdf.rect(75, 67, 400, 670)  # the page-wide frame
     pdf.set_line_width(0.8)
@@ -165,7 +139,7 @@ def framed_form_pdf() -> bytes:
 
 
 def test_a_frame_around_the_page_is_not_a_two_column_table() -> None:
-    markdown = markdown_of(_converted(framed_form_pdf()))
+    markdown = markdown_of(convert_pdf(framed_form_pdf()))
     rows = markdown_rows(markdown)
     # Before: "| ZAVA AUTO REPAIR Insured name Gabriel Diaz Year 2022 ... |  |".
     assert not any("Insured name" in cell and "Claim #" in cell for row in rows for cell in row)
@@ -175,14 +149,14 @@ def test_a_frame_around_the_page_is_not_a_two_column_table() -> None:
 
 
 def test_a_ruled_table_inside_a_frame_is_still_a_table() -> None:
-    pdf = _pdf()
+    pdf = letter_page()
     pdf.set_font("Helvetica", size=10)
     pdf.rect(40, 40, 530, 700)  # a decorative page border
     pdf.set_xy(72, 100)
     with pdf.table(col_widths=(60, 60, 60), width=300) as table:
         for cells in (("Part", "Qty", "Price"), ("Bolt", "12", "0.40"), ("Nut", "30", "0.10")):
             table.row(cells)
-    rows = markdown_rows(markdown_of(_converted(bytes(pdf.output()))))
+    rows = markdown_rows(markdown_of(convert_pdf(bytes(pdf.output()))))
     assert rows == [["Part", "Qty", "Price"], ["Bolt", "12", "0.40"], ["Nut", "30", "0.10"]]
 
 
@@ -190,7 +164,7 @@ def test_a_ruled_table_inside_a_frame_is_still_a_table() -> None:
 
 
 def test_a_link_in_a_table_cell_is_a_markdown_link() -> None:
-    pdf = _pdf()
+    pdf = letter_page()
     pdf.set_font("Helvetica", size=10)
     pdf.set_xy(72, 100)
     with pdf.table(col_widths=(60, 120), width=300) as table:
@@ -203,7 +177,7 @@ def test_a_link_in_a_table_cell_is_a_markdown_link() -> None:
         row = table.row()
         row.cell("pypdf")
         row.cell("pypdf.readthedocs.io", link="https://pypdf.readthedocs.io/")
-    result = _converted(bytes(pdf.output()))
+    result = convert_pdf(bytes(pdf.output()))
     markdown = markdown_of(result)
     # Before: "| docshelf | docshelf.dev |": the link only in the JSON.
     assert "| docshelf | [docshelf.dev](https://docshelf.dev/) |" in markdown
@@ -247,7 +221,7 @@ def filled_form_pdf() -> bytes:
 
 @pytest.fixture(scope="module")
 def filled_form() -> ConversionResult:
-    return _converted(filled_form_pdf())
+    return convert_pdf(filled_form_pdf())
 
 
 def test_filled_in_values_stand_beside_their_labels(filled_form: ConversionResult) -> None:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import io
-import json
 import zipfile
 
 import pytest
@@ -19,19 +18,10 @@ from pptx.util import Inches, Pt
 from docshelf.converters import ConversionError, ConversionResult, convert
 from docshelf.converters.parts import pages_markdown
 from docshelf.converters.pptx_ import MAX_PPTX_UNPACKED
-from tests.support.paths import REPO
+from tests.support.markitdown_vectors import NEEDS_PEERS, TEST_FILES, markitdown_vector
 from tests.support.results import json_of, text_of
 
 PPTX = "application/vnd.openxmlformats-officedocument.presentationml.presentation"
-# ../shared beside the checkout (a worktree under wt/ looks one level further up).
-PEER = next(
-    (
-        found
-        for base in (REPO.parent, REPO.parent.parent)
-        if (found := base / "shared" / "peer-suites" / "markitdown").exists()
-    ),
-    REPO.parent / "shared" / "peer-suites" / "markitdown",
-)
 
 
 def _png() -> bytes:
@@ -298,14 +288,10 @@ def _small_deck() -> bytes:
     return _SMALL[0]
 
 
-VECTOR_FILE = PEER / "vectors.json"
-
-
-@pytest.mark.skipif(not VECTOR_FILE.exists(), reason="needs ../shared/peer-suites (run .ci/run)")
+@NEEDS_PEERS
 def test_markitdown_vectors_for_test_pptx() -> None:
-    vectors = json.loads(VECTOR_FILE.read_text())["GENERAL_TEST_VECTORS"]
-    [vector] = [v for v in vectors if v["filename"] == "test.pptx"]
-    data = (PEER / "test_files" / "test.pptx").read_bytes()
+    vector = markitdown_vector("test.pptx")
+    data = (TEST_FILES / "test.pptx").read_bytes()
     markdown = text_of(convert(data, vector["mimetype"], "test.pptx"), "text/markdown")
     for expected in vector["must_include"]:
         assert expected in markdown

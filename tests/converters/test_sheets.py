@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import datetime
 import io
-import json
 import zipfile
 from pathlib import Path
 from typing import Any
@@ -18,11 +17,11 @@ from docshelf.converters import ConversionError, ConversionResult, convert
 from docshelf.converters.sheets.converter import TIMES
 from docshelf.converters.sheets.grid import MAX_GRID_CELLS
 from docshelf.converters.sheets.table import MAX_SHOWN_CELLS
+from tests.support.markitdown_vectors import NEEDS_PEERS, TEST_FILES, markitdown_vector
 from tests.support.results import json_of as document
 from tests.support.results import markdown_of as markdown
 
 DATA = Path(__file__).parent.parent / "data" / "sheets"
-PEERS = Path(__file__).parents[3] / "shared" / "peer-suites" / "markitdown"
 XLSX = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
 ODS = "application/vnd.oasis.opendocument.spreadsheet"
 MANIFEST = (
@@ -324,15 +323,11 @@ def test_shipped_xls_has_markitdowns_strings() -> None:
     assert result.facts.title is None
 
 
+@NEEDS_PEERS
 @pytest.mark.parametrize("name", ["test.xlsx", "test.xls"])
 def test_markitdown_vectors(name: str) -> None:
-    if not (PEERS / "vectors.json").is_file():
-        pytest.skip("needs ../shared/peer-suites (run .ci/run)")
-    vectors = json.loads((PEERS / "vectors.json").read_text(encoding="utf-8"))
-    vector = next(v for v in vectors["GENERAL_TEST_VECTORS"] if v["filename"] == name)
-    text = markdown(
-        convert((PEERS / "test_files" / name).read_bytes(), "application/octet-stream", name)
-    )
+    vector = markitdown_vector(name)
+    text = markdown(convert((TEST_FILES / name).read_bytes(), "application/octet-stream", name))
     assert [s for s in vector["must_include"] if s not in text] == []
     assert [s for s in vector["must_not_include"] if s in text] == []
 

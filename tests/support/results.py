@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 from docshelf.converters import ConversionResult
@@ -28,3 +29,12 @@ def json_of(result: ConversionResult) -> dict[str, Any]:
 def data_of(result: ConversionResult) -> Any:
     """The JSON's ``data`` member: the family's own structure."""
     return json_of(result)["data"]
+
+
+def markdown_rows(markdown: str) -> list[list[str]]:
+    """Every Markdown table row, as its cells (separator rows left out)."""
+    return [
+        [cell.strip() for cell in line.strip()[1:-1].split("|")]
+        for line in markdown.splitlines()
+        if line.startswith("|") and not re.fullmatch(r"\|(?:-+\|)+", line.strip())
+    ]

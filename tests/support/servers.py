@@ -3,9 +3,11 @@ hand-made JSON-RPC client for what an SDK would never send."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import subprocess
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 import httpx
@@ -30,6 +32,7 @@ __all__ = [
     "MODERN",
     "NOT_FOUND",
     "POST_HEADERS",
+    "ListenStream",
     "RawClient",
     "RunningServer",
     "child_env",
@@ -37,6 +40,7 @@ __all__ = [
     "free_port",
     "initialize_2025",
     "listen_request",
+    "listen_stream",
     "modern_meta",
     "run_docshelf",
     "serve",
@@ -95,6 +99,50 @@ async def initialize_2025(client: httpx.AsyncClient, url: str) -> str:
     headers = {**POST_HEADERS, "Mcp-Session-Id": session, "MCP-Protocol-Version": LEGACY}
     assert (await client.post(url, json=note, headers=headers)).status_code == 202
     return session
+
+
+@dataclass(frozen=True)
+class ListenStream:
+    """A raw ``subscriptions/listen`` as it was sent and as it is being answered."""
+
+    request: dict
+    response: httpx.Response
+    #: Each JSON-RPC message in the order it arrives: the events of the stream (the first
+    #: one acknowledges the listen), or the one JSON body of a refusal. Kept by the caller:
+    #: a loop that leaves it does not close the stream; leaving the ``with`` does.
+    messages: Iterator[dict]
+
+
+@contextlib.contextmanager
+def listen_stream(
+    url: str,
+    notifications: dict,
+    request_id: int | str = 1,
+    meta: dict | None = None,
+    *,
+    client: httpx.Client | None = None,
+    timeout: float = 30,
+) -> Iterator[ListenStream]:
+    """POST a 2026-07-28 ``subscriptions/listen`` for ``notifications`` and hold its stream
+    open for the ``with`` (basic/patterns/subscriptions). ``client``: send it on that
+    client's connection (a test that must know which process holds the stream)."""
+    request = listen_request(notifications, request_id, meta or modern_meta())
+    with contextlib.ExitStack() as stack:
+        http = client or stack.enter_context(httpx.Client(timeout=timeout))
+        response = stack.enter_context(
+            http.stream("POST", url, json=request, headers=LISTEN_HEADERS)
+        )
+        yield ListenStream(request, response, _messages(response))
+
+
+def _messages(response: httpx.Response) -> Iterator[dict]:
+    if not response.headers.get("content-type", "").startswith("text/event-stream"):
+        response.read()
+        yield response.json()
+        return
+    for line in response.iter_lines():
+        if line.startswith("data:"):
+            yield json.loads(line[len("data:") :])
 
 
 class RawClient:

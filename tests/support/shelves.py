@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import json
 import shutil
+from collections.abc import Mapping
 from pathlib import Path
 
 from fpdf import FPDF
 
-from docshelf.app.runtime import Runtime
-from docshelf.app.settings import Settings
 from tests.support.paths import FIXTURE_PDF
+from tests.support.runtimes import open_runtime
 
 MARKDOWN = """---
 title: Field Guide
@@ -60,8 +60,7 @@ def catalogued_only(shelf: Path, data: Path) -> None:
     """Catalog ``shelf`` into ``data`` and convert nothing: every document stays pending, as
     right after start or an edit (a ``--no-index`` replica then converts only what its
     reads ask for)."""
-    runtime = Runtime(Settings(shelves=[str(shelf)], data_dir=data, workers=1))
-    runtime.open()
+    runtime = open_runtime(shelf, data)
     try:
         runtime.indexer.reconcile(wait=False)
         assert runtime.builder.backlog() > 0
@@ -100,4 +99,13 @@ def make_notes(root: Path, count: int, *, word: str, folders: int = 10) -> Path:
         (folder / f"note-{number:05}.md").write_text(
             f"# Note {number}\n\nThe {word} of the harbour was lit at dusk on day {number}.\n"
         )
+    return root
+
+
+def write_tree(root: Path, files: Mapping[str, str]) -> Path:
+    """``files`` (relative path → text) written below ``root``, folders made as needed."""
+    for relative, text in files.items():
+        path = root / relative
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
     return root
