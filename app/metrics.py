@@ -193,7 +193,7 @@ def track_request(method: str) -> Iterator[None]:
 
 
 def observe_index(report: IndexReport, seconds: float) -> None:
-    """Fold one finished index pass into the counters (a :data:`storage.jobs.ReportObserver`)."""
+    """Fold one finished index pass into the counters (a :data:`storage.passes.ReportObserver`)."""
     for result in ("added", "changed", "removed", "unchanged", "failed", "unsupported"):
         INDEXED_FILES.labels(result=result).inc(getattr(report, result))
     INDEX_PASS_DURATION.observe(seconds)

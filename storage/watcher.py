@@ -14,8 +14,7 @@ from __future__ import annotations
 import abc
 import logging
 import threading
-import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -23,6 +22,7 @@ if TYPE_CHECKING:
     import watchfiles
 
 from docshelf.storage.indexer import Indexer, IndexReport
+from docshelf.storage.passes import ReportObserver, timed_pass
 from docshelf.storage.shelves import AnyShelf, Shelf, ShelfSet
 
 log = logging.getLogger(__name__)
@@ -69,7 +69,7 @@ class ShelfWatcher:
         *,
         debounce_ms: int = 200,
         ignore_under: Sequence[Path] = (),
-        observer: Callable[[IndexReport, float], None] | None = None,
+        observer: ReportObserver | None = None,
     ) -> None:
         self.shelves = ShelfSet.of(shelves)
         self.indexer = indexer
@@ -133,28 +133,20 @@ class ShelfWatcher:
         paths = {r for _change, raw in changes if (r := self._relative(shelf, raw)) is not None}
         if not paths or self.shelves.get(shelf.name) is not shelf:
             return  # nothing of ours, or the shelf was removed while the batch waited
-        started = time.perf_counter()
         try:
-            paths = set(shelf.following(paths))  # the ignore files' verdict, read once
-            if not paths:
-                return  # only ignored paths changed: no event
-            report = self.indexer.refresh(shelf.name, sorted(paths))
+            with timed_pass(self.observer) as run:
+                paths = set(shelf.following(paths))  # the ignore files' verdict, read once
+                if not paths:
+                    return  # only ignored paths changed: no event
+                report = run.report = self.indexer.refresh(shelf.name, sorted(paths))
         except Exception:  # one bad batch must not stop the watcher
             log.exception("refreshing %d paths on shelf %s failed", len(paths), shelf.name)
             return
-        followed(shelf.name, report, started, self.observer)
+        followed(shelf.name, report)
 
 
-def followed(
-    shelf_name: str,
-    report: IndexReport,
-    started: float,
-    observer: Callable[[IndexReport, float], None] | None,
-) -> None:
-    """What one refresh a follower made did: to the metrics ``observer`` (with the time
-    since ``started``, a ``perf_counter``), and in one log line."""
-    if observer is not None:
-        observer(report, time.perf_counter() - started)
+def followed(shelf_name: str, report: IndexReport) -> None:
+    """What one refresh a follower made did, in one log line."""
     log.info(
         "shelf %s: %d added, %d changed, %d removed",
         shelf_name,
