@@ -19,16 +19,15 @@ from sqlalchemy import select
 from docshelf.storage.indexer import Indexer, IndexReport
 from docshelf.storage.models import Document
 from docshelf.storage.passes import ReportObserver, timed_pass
+from docshelf.storage.periodic import Periodic
 from docshelf.storage.shelves import AnyShelf, Seen, Shelf
-from docshelf.storage.watcher import Follower, followed
+from docshelf.storage.watcher import followed
 
 log = logging.getLogger(__name__)
 
 
-class BucketPoller(Follower):
+class BucketPoller(Periodic):
     """One thread that lists every bucket shelf in turn, each ``interval_s`` seconds."""
-
-    thread_name = "docshelf-poll"
 
     def __init__(
         self,
@@ -38,9 +37,11 @@ class BucketPoller(Follower):
         interval_s: float = 10.0,
         observer: ReportObserver | None = None,
     ) -> None:
-        super().__init__([shelf for shelf in shelves if not isinstance(shelf, Shelf)])
+        super().__init__(
+            "docshelf-poll", interval_s, self.poll_all, failure="listing bucket shelves failed"
+        )
+        self.shelves = [shelf for shelf in shelves if not isinstance(shelf, Shelf)]
         self.indexer = indexer
-        self.interval_s = interval_s
         self.observer = observer
         # Keys refused with a reason (an odd name), as listed then: said once, not at
         # every listing, until the object changes.
@@ -95,6 +96,6 @@ class BucketPoller(Follower):
                     self._failing.discard(shelf.name)
                     log.info("shelf %s: %s can be listed again", shelf.name, shelf.location)
 
-    def _run(self) -> None:
-        while not self._stop.wait(self.interval_s):
-            self.poll_all()
+    def start(self) -> None:
+        if self.shelves:  # else nothing to list
+            super().start()

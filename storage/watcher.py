@@ -11,7 +11,6 @@ ignore file, which ``refresh`` turns into a new walk of the folder that file gov
 
 from __future__ import annotations
 
-import abc
 import logging
 import threading
 from collections.abc import Sequence
@@ -26,34 +25,6 @@ from docshelf.storage.passes import ReportObserver, timed_pass
 from docshelf.storage.shelves import AnyShelf, Shelf, ShelfSet
 
 log = logging.getLogger(__name__)
-
-
-class Follower(abc.ABC):
-    """A daemon thread that follows some shelves until stopped: the watcher (folders)
-    and the bucket listing (storage.bucket_poll)."""
-
-    thread_name = "docshelf-follow"
-
-    def __init__(self, shelves: Sequence[AnyShelf]) -> None:
-        self.shelves = list(shelves)
-        self._stop = threading.Event()
-        self._thread: threading.Thread | None = None
-
-    @abc.abstractmethod
-    def _run(self) -> None:
-        """Follow until ``_stop`` is set."""
-
-    def start(self) -> None:
-        if not self.shelves or self._thread is not None:
-            return  # none of this kind: nothing to follow
-        self._thread = threading.Thread(target=self._run, name=self.thread_name, daemon=True)
-        self._thread.start()
-
-    def stop(self) -> None:
-        self._stop.set()
-        if self._thread is not None:
-            self._thread.join(timeout=10)
-            self._thread = None
 
 
 class ShelfWatcher:
@@ -156,15 +127,26 @@ def followed(shelf_name: str, report: IndexReport) -> None:
     )
 
 
-class _FolderWatch(Follower):
-    """The thread that watches one folder shelf (watchfiles: inotify on Linux)."""
-
-    thread_name = "docshelf-watch"
+class _FolderWatch:
+    """The thread that watches one folder shelf (watchfiles: inotify on Linux) until
+    ``_stop`` is set."""
 
     def __init__(self, watcher: ShelfWatcher, shelf: Shelf) -> None:
-        super().__init__([shelf])
         self.watcher = watcher
         self.shelf = shelf
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    def start(self) -> None:
+        if self._thread is None:
+            self._thread = threading.Thread(target=self._run, name="docshelf-watch", daemon=True)
+            self._thread.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout=10)
+            self._thread = None
 
     def _run(self) -> None:
         import watchfiles  # ~0.15 s to import: paid by the watcher thread, not at start-up
