@@ -16,11 +16,11 @@ import sys
 import threading
 import time
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal, get_args, get_origin
 
 from docshelf.app import __version__
 from docshelf.app.desktop_config import add_config_command, run_config
-from docshelf.app.settings import Settings
+from docshelf.app.settings import Flag, FlagGroup, Settings, setting_flags
 from docshelf.app.startup import (
     CONFIGURATION,
     UNAVAILABLE,
@@ -40,8 +40,37 @@ if TYPE_CHECKING:
 log = logging.getLogger("docshelf")
 
 
-def _shelf_options(parser: argparse.ArgumentParser) -> None:
-    group = parser.add_argument_group("shelves and storage")
+def add_setting_flags(parser: argparse.ArgumentParser, command: str) -> None:
+    """The flags of the settings ``command`` takes, from their fields (:class:`Flag`): each
+    section of ``--help`` in :class:`FlagGroup`'s order, then the command's own options.
+    ``--root`` and ``--shelf`` (both the ``shelves`` setting) head the shelves section."""
+    sections = {group: parser.add_argument_group(group.value) for group in FlagGroup}
+    _shelf_flags(sections[FlagGroup.SHELVES])
+    flags = list(setting_flags(command))
+    for group in [*FlagGroup, None]:
+        for field, name, flag in flags:
+            if flag.group is group:
+                where = parser if group is None else sections[group]
+                where.add_argument(name, dest=field, help=flag.help, **_argument(field, flag))
+
+
+def _argument(field: str, flag: Flag) -> dict[str, Any]:
+    """How argparse reads ``field``'s flag: a switch sets the opposite of the default; a
+    value flag has the field's type, choices and metavar. Unset is None, so that only the
+    flags given override the environment."""
+    info = Settings.model_fields[field]
+    if info.annotation is bool:
+        return {"action": "store_const", "const": not info.default, "default": None}
+    literal = get_args(info.annotation) if get_origin(info.annotation) is Literal else None
+    return {
+        "action": "append" if flag.repeat else "store",
+        "type": info.annotation if info.annotation in (int, float) else None,
+        "choices": flag.choices or literal,
+        "metavar": flag.metavar,
+    }
+
+
+def _shelf_flags(group: argparse._ArgumentGroup) -> None:
     group.add_argument(
         "--root",
         dest="roots",
@@ -58,146 +87,6 @@ def _shelf_options(parser: argparse.ArgumentParser) -> None:
         help="a folder (or s3://BUCKET/PREFIX, a shelf in a bucket) to serve under an "
         "explicit shelf name; repeatable",
     )
-    group.add_argument(
-        "--data-dir",
-        metavar="DIR",
-        help="where the SQLite index and converted representations live (env DOCSHELF_DATA_DIR; "
-        "default: the per-user data folder)",
-    )
-    group.add_argument(
-        "--database-url",
-        metavar="URL",
-        help="any SQLAlchemy URL (env DOCSHELF_DATABASE_URL; default: SQLite in the data dir)",
-    )
-    group.add_argument(
-        "--page-size", type=int, metavar="N", help="resources/list page size (default 100)"
-    )
-    group.add_argument("--workers", type=int, metavar="N", help="conversion processes (default 2)")
-    group.add_argument(
-        "--render",
-        choices=["lazy", "eager"],
-        help="rendered PDFs of non-PDF documents: when first asked for (lazy, the default) "
-        "or at index time (eager) (env DOCSHELF_RENDER)",
-    )
-    group.add_argument(
-        "--no-ignore-files",
-        action="store_true",
-        help="serve what .gitignore and .docshelfignore files exclude too (they are honoured "
-        "by default, at any depth of a shelf) (env DOCSHELF_IGNORE_FILES=false)",
-    )
-    group.add_argument(
-        "--log-level", choices=["debug", "info", "warning", "error"], help="default info"
-    )
-
-
-def _http_options(parser: argparse.ArgumentParser) -> None:
-    group = parser.add_argument_group("HTTP")
-    group.add_argument("--host", help="address to bind (env DOCSHELF_HOST; default 127.0.0.1)")
-    group.add_argument("--port", type=int, help="port (env DOCSHELF_PORT; default 8000)")
-    group.add_argument(
-        "--allowed-origin",
-        dest="allowed_origins",
-        action="append",
-        metavar="ORIGIN",
-        help="a browser Origin allowed to call /mcp besides localhost ones, e.g. "
-        "https://app.example.com; repeatable (env DOCSHELF_ALLOWED_ORIGINS)",
-    )
-    group.add_argument(
-        "--allowed-host",
-        dest="allowed_hosts",
-        action="append",
-        metavar="HOST",
-        help="a Host header value to accept besides loopback names; repeatable "
-        "(env DOCSHELF_ALLOWED_HOSTS)",
-    )
-    group.add_argument(
-        "--access-log",
-        action="store_true",
-        default=None,
-        help="log one line per HTTP request (env DOCSHELF_ACCESS_LOG; default off)",
-    )
-    limits = parser.add_argument_group("HTTP connections")
-    limits.add_argument(
-        "--header-timeout",
-        type=float,
-        metavar="SECONDS",
-        help="close a connection whose request line and headers take longer "
-        "(env DOCSHELF_HEADER_TIMEOUT; default 10)",
-    )
-    limits.add_argument(
-        "--body-timeout",
-        type=float,
-        metavar="SECONDS",
-        help="answer 408 to a POST whose body takes longer (env DOCSHELF_BODY_TIMEOUT; default 30)",
-    )
-    limits.add_argument(
-        "--keep-alive-timeout",
-        type=int,
-        metavar="SECONDS",
-        help="close an idle keep-alive connection after this (env DOCSHELF_KEEP_ALIVE_TIMEOUT; "
-        "default 5)",
-    )
-    limits.add_argument(
-        "--max-connections",
-        type=int,
-        metavar="N",
-        help="answer 503 beyond this many open connections or running requests, streams "
-        "included (env DOCSHELF_MAX_CONNECTIONS; default 1000)",
-    )
-    limits.add_argument(
-        "--max-header-bytes",
-        type=int,
-        metavar="N",
-        help="answer 400 to a request line and headers still incomplete at this size "
-        "(env DOCSHELF_MAX_HEADER_BYTES; default 16384)",
-    )
-    limits.add_argument(
-        "--shutdown-timeout",
-        type=int,
-        metavar="SECONDS",
-        help="on SIGTERM, wait at most this long for requests in progress "
-        "(env DOCSHELF_SHUTDOWN_TIMEOUT; default 10)",
-    )
-    sessions = parser.add_argument_group("2025-era sessions")
-    sessions.add_argument(
-        "--session-idle-timeout",
-        type=float,
-        metavar="SECONDS",
-        help="end a session unused this long; later requests with its id get 404 "
-        "(env DOCSHELF_SESSION_IDLE_TIMEOUT; default 3600)",
-    )
-    sessions.add_argument(
-        "--max-sessions",
-        type=int,
-        metavar="N",
-        help="sessions kept at once; a new one ends the least recently used idle one "
-        "(env DOCSHELF_MAX_SESSIONS; default 1000)",
-    )
-
-
-def _negotiation_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "--default-features",
-        metavar="TAGS",
-        help="content negotiation: the feature tags a client that negotiates none gets, "
-        "comma-separated as a client sends them, e.g. format=markdown,verbosity=compact "
-        "(env DOCSHELF_DEFAULT_FEATURES; default none: every representation)",
-    )
-
-
-NO_INDEX_HELP = (
-    "a replica: serve the index another process keeps in the same database — no start-up "
-    "pass, no watching; on SQLite no background conversion either (a read still builds a "
-    "format it needs), on PostgreSQL it shares the conversion backlog unless --no-convert; "
-    "changes that process makes reach this one's subscribers through the database "
-    "(env DOCSHELF_INDEX_ON_START=false)"
-)
-
-NO_CONVERT_HELP = (
-    "build no formats in the background: this process takes nothing from the conversion "
-    "backlog, and builds only the formats its own reads need, at once (env "
-    "DOCSHELF_CONVERT=false; lease length DOCSHELF_CONVERSION_LEASE_S, default 60)"
-)
 
 
 JSON_HELP = (
@@ -215,21 +104,7 @@ def build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     serve = commands.add_parser("serve", help="serve MCP over Streamable HTTP at /mcp")
-    _shelf_options(serve)
-    _http_options(serve)
-    serve.add_argument(
-        "--processes",
-        type=int,
-        metavar="N",
-        help="serving processes on the one port, sharing the index; the first indexes, "
-        "watches and converts, the others serve (env DOCSHELF_PROCESSES; default 1)",
-    )
-    _negotiation_options(serve)
-    serve.add_argument("--no-index", action="store_true", help=NO_INDEX_HELP)
-    serve.add_argument("--no-convert", action="store_true", help=NO_CONVERT_HELP)
-    serve.add_argument(
-        "--no-watch", action="store_true", help="do not follow the folders for changes"
-    )
+    add_setting_flags(serve, "serve")
 
     stdio = commands.add_parser(
         "stdio",
@@ -238,18 +113,12 @@ def build_parser() -> argparse.ArgumentParser:
         "DOCSHELF_SHELVES) the shelves are the folders the client gives as roots, followed "
         "as they change (2025-era clients that declare the roots capability).",
     )
-    _shelf_options(stdio)
-    _negotiation_options(stdio)
-    stdio.add_argument("--no-index", action="store_true", help=NO_INDEX_HELP)
-    stdio.add_argument("--no-convert", action="store_true", help=NO_CONVERT_HELP)
-    stdio.add_argument(
-        "--no-watch", action="store_true", help="do not follow the folders for changes"
-    )
+    add_setting_flags(stdio, "stdio")
 
     index = commands.add_parser(
         "index", help="index the shelves once, with a progress bar, then exit"
     )
-    _shelf_options(index)
+    add_setting_flags(index, "index")
     index.add_argument("--force", action="store_true", help="re-convert even unchanged files")
     index.add_argument("--json", action="store_true", help=JSON_HELP)
 
@@ -258,7 +127,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="run one reindex job in this process, exactly as POST /admin/reindex does, "
         "and print its counts (the job is recorded in the database)",
     )
-    _shelf_options(reindex)
+    add_setting_flags(reindex, "reindex")
     reindex.add_argument(
         "--shelf-name",
         metavar="NAME",
@@ -274,50 +143,20 @@ def build_parser() -> argparse.ArgumentParser:
     reindex.add_argument("--force", action="store_true", help="re-convert even unchanged files")
     reindex.add_argument("--json", action="store_true", help=JSON_HELP)
 
-    add_config_command(commands, _shelf_options)  # docshelf config desktop
+    add_config_command(commands, add_setting_flags)  # docshelf config desktop
     return parser
 
 
 def flag_overrides(args: argparse.Namespace) -> dict[str, Any]:
-    """The settings given as flags, by field name (each value flag is its field, dashed)."""
+    """The settings given as flags, by field name (each flag's ``dest`` is its field)."""
     overrides: dict[str, Any] = {}
     shelves = [*(args.roots or []), *(args.named or [])]
     if shelves:
         overrides["shelves"] = shelves
-    for name in (
-        "data_dir",
-        "database_url",
-        "page_size",
-        "workers",
-        "render",
-        "default_features",
-        "log_level",
-        "host",
-        "port",
-        "allowed_origins",
-        "allowed_hosts",
-        "session_idle_timeout",
-        "max_sessions",
-        "header_timeout",
-        "body_timeout",
-        "keep_alive_timeout",
-        "max_connections",
-        "max_header_bytes",
-        "shutdown_timeout",
-        "processes",
-        "access_log",
-    ):
-        value = getattr(args, name, None)
+    for field, _name, _flag in setting_flags():
+        value = getattr(args, field, None)
         if value is not None:
-            overrides[name] = value
-    if getattr(args, "no_index", False):
-        overrides["index_on_start"] = False
-    if getattr(args, "no_watch", False):
-        overrides["watch"] = False
-    if getattr(args, "no_convert", False):
-        overrides["convert"] = False
-    if getattr(args, "no_ignore_files", False):
-        overrides["ignore_files"] = False
+            overrides[field] = value
     return overrides
 
 

@@ -98,9 +98,10 @@ def desktop_config(
 
 def add_config_command(
     commands: argparse._SubParsersAction,  # type: ignore[type-arg]
-    shelf_options: Callable[[argparse.ArgumentParser], None],
+    setting_flags: Callable[[argparse.ArgumentParser, str], None],
 ) -> None:
-    """``docshelf config desktop [shelf options]``."""
+    """``docshelf config desktop [setting flags]``; ``setting_flags`` adds those a command
+    takes (:func:`app.cli.add_setting_flags`)."""
     config = commands.add_parser("config", help="print configuration for MCP clients")
     kinds = config.add_subparsers(dest="config_kind", required=True, metavar="KIND")
     desktop = kinds.add_parser(
@@ -111,16 +112,7 @@ def add_config_command(
         "stdio, with absolute paths, in the format of the client named by --client; or, with "
         "--install, merge it into that client's configuration file (keeping a .bak of it).",
     )
-    shelf_options(desktop)
-    desktop.add_argument(
-        "--no-index",
-        action="store_true",
-        help="a replica of an index another process keeps (no indexing, watching or "
-        "background conversion)",
-    )
-    desktop.add_argument(
-        "--no-watch", action="store_true", help="do not follow the folders for changes"
-    )
+    setting_flags(desktop, "config desktop")  # the shelves' and --no-index, --no-watch
     desktop.add_argument(
         "--name", default=SERVER_NAME, help="the server's name in the client's configuration"
     )

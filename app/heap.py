@@ -15,14 +15,11 @@ from __future__ import annotations
 import ctypes
 import ctypes.util
 import functools
-import logging
 import os
-import threading
 from collections.abc import Callable
 from typing import Any
 
-log = logging.getLogger(__name__)
-
+from docshelf.storage.periodic import Periodic
 
 # mallopt's parameter numbers (glibc's malloc.h).
 M_MMAP_THRESHOLD = -3
@@ -93,40 +90,23 @@ def fix_mmap_threshold(size: int) -> bool:
     return _mallopt(M_MMAP_THRESHOLD, size, "MALLOC_MMAP_THRESHOLD_")
 
 
-class HeapTrimmer:
-    """A daemon thread that trims the heap every ``interval`` seconds (0: never)."""
+class HeapTrimmer(Periodic):
+    """A daemon thread that trims the heap every ``interval`` seconds (0: never; nor where
+    the C library has no ``malloc_trim``)."""
 
     def __init__(self, interval: float) -> None:
-        self.interval = interval
+        super().__init__("heap-trim", interval, self.trim, failure="could not trim the heap")
         self._trim = _malloc_trim() if interval > 0 else None
-        self._stop = threading.Event()
-        self._thread: threading.Thread | None = None
 
     @property
     def active(self) -> bool:
         return self._trim is not None
 
     def start(self) -> None:
-        if self._trim is None or self._thread is not None:
-            return
-        self._thread = threading.Thread(target=self._run, name="heap-trim", daemon=True)
-        self._thread.start()
-
-    def stop(self) -> None:
-        self._stop.set()
-        if self._thread is not None:
-            self._thread.join(timeout=5)
-            self._thread = None
+        if self.active:
+            super().start()
 
     def trim(self) -> None:
         """Return free heap pages now (a few milliseconds on a few hundred MB)."""
         if self._trim is not None:
             self._trim()
-
-    def _run(self) -> None:
-        while not self._stop.wait(self.interval):
-            try:
-                self.trim()
-            except Exception:  # never worth stopping the server for
-                log.warning("could not trim the heap", exc_info=True)
-                return

@@ -194,7 +194,7 @@ _latency = functools.lru_cache(maxsize=None)(lambda method: MCP_LATENCY.labels(m
 
 
 def observe_index(report: IndexReport, seconds: float) -> None:
-    """Fold one finished index pass into the counters (a :data:`storage.jobs.ReportObserver`)."""
+    """Fold one finished index pass into the counters (a :data:`storage.passes.ReportObserver`)."""
     for result in ("added", "changed", "removed", "unchanged", "failed", "unsupported"):
         INDEXED_FILES.labels(result=result).inc(getattr(report, result))
     INDEX_PASS_DURATION.observe(seconds)

@@ -41,6 +41,7 @@ from docshelf.storage.indexer import Indexer, IndexReport
 from docshelf.storage.jobs import JobRunner
 from docshelf.storage.leases import Leases
 from docshelf.storage.live_shelves import LiveShelves
+from docshelf.storage.passes import timed_pass
 from docshelf.storage.search import SearchIndex
 from docshelf.storage.sessions import SessionTable
 from docshelf.storage.shelves import ShelfSet, make_shelves
@@ -317,9 +318,10 @@ class Runtime:
         def run() -> None:
             error = None
             try:
-                started = time.perf_counter()
-                report = self.indexer.reconcile(progress=self.readiness.progress)
-                metrics.observe_index(report, time.perf_counter() - started)
+                with timed_pass(metrics.observe_index) as catalog:
+                    report = catalog.report = self.indexer.reconcile(
+                        progress=self.readiness.progress
+                    )
                 log.info(
                     "catalog current: %d files (%d added, %d changed, %d removed); "
                     "%d documents queued for conversion",

@@ -31,7 +31,7 @@ from pydantic_core import ErrorDetails
 from sqlalchemy.engine import URL, make_url
 from sqlalchemy.exc import ArgumentError, DBAPIError, NoSuchModuleError
 
-from docshelf.app.settings import Settings
+from docshelf.app.settings import Settings, flag_name
 from docshelf.storage.shelves import this_process
 
 if TYPE_CHECKING:
@@ -63,21 +63,16 @@ class Sources:
     flags: Collection[str] = ()
 
     @staticmethod
-    def flag(field: str) -> str:
-        # Every value flag is its field's name, dashed (app.cli.flag_overrides).
-        return "--" + field.replace("_", "-")
-
-    @staticmethod
     def variable(field: str) -> str:
         return f"{Settings.model_config.get('env_prefix', '')}{field.upper()}"
 
     def name(self, field: str, settings: Settings) -> str:
         """The flag or variable that set ``field``; for a default, both ways to set it."""
         if field in self.flags:
-            return self.flag(field)
+            return flag_name(field)
         if field in settings.model_fields_set:
             return self.variable(field)
-        return f"{self.flag(field)} (or {self.variable(field)})"
+        return f"{flag_name(field)} (or {self.variable(field)})"
 
 
 # -- settings ---------------------------------------------------------------------------------
@@ -104,7 +99,7 @@ def _invalid(error: ErrorDetails, flags: Collection[str]) -> str:
         return reason
     value = shlex.quote(str(error["input"]))
     if field in flags:
-        return f"{Sources.flag(field)} {value} is not valid: {reason}"
+        return f"{flag_name(field)} {value} is not valid: {reason}"
     return f"{Sources.variable(field)}={value} is not valid: {reason}"
 
 

@@ -12,23 +12,22 @@ a change is seen at once; the listing still catches what a notification missed.
 from __future__ import annotations
 
 import logging
-import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
 from sqlalchemy import select
 
 from docshelf.storage.indexer import Indexer, IndexReport
 from docshelf.storage.models import Document
+from docshelf.storage.passes import ReportObserver, timed_pass
+from docshelf.storage.periodic import Periodic
 from docshelf.storage.shelves import AnyShelf, Seen, Shelf
-from docshelf.storage.watcher import Follower, followed
+from docshelf.storage.watcher import followed
 
 log = logging.getLogger(__name__)
 
 
-class BucketPoller(Follower):
+class BucketPoller(Periodic):
     """One thread that lists every bucket shelf in turn, each ``interval_s`` seconds."""
-
-    thread_name = "docshelf-poll"
 
     def __init__(
         self,
@@ -36,11 +35,13 @@ class BucketPoller(Follower):
         shelves: Sequence[AnyShelf],
         *,
         interval_s: float = 10.0,
-        observer: Callable[[IndexReport, float], None] | None = None,
+        observer: ReportObserver | None = None,
     ) -> None:
-        super().__init__([shelf for shelf in shelves if not isinstance(shelf, Shelf)])
+        super().__init__(
+            "docshelf-poll", interval_s, self.poll_all, failure="listing bucket shelves failed"
+        )
+        self.shelves = [shelf for shelf in shelves if not isinstance(shelf, Shelf)]
         self.indexer = indexer
-        self.interval_s = interval_s
         self.observer = observer
         # Keys refused with a reason (an odd name), as listed then: said once, not at
         # every listing, until the object changes.
@@ -56,23 +57,23 @@ class BucketPoller(Follower):
     def poll(self, shelf: AnyShelf) -> IndexReport | None:
         """List ``shelf`` once and refresh the keys that differ from the index; the
         refresh's report, or None when nothing did."""
-        started = time.perf_counter()
-        listed = dict(shelf.walk())
-        indexed = self._indexed(shelf)
-        refused = self._refused.get(shelf.name, {})
-        changed = sorted(
-            path
-            for path in listed.keys() | indexed.keys()
-            if listed.get(path) != indexed.get(path)
-            and (path not in refused or refused[path] != listed.get(path))
-        )
-        if not changed:
-            return None
-        report = self.indexer.refresh(shelf.name, changed, listed=listed)
-        self._refused[shelf.name] = {
-            error.path: listed[error.path] for error in report.errors if error.path in listed
-        }
-        followed(shelf.name, report, started, self.observer)
+        with timed_pass(self.observer) as run:
+            listed = dict(shelf.walk())
+            indexed = self._indexed(shelf)
+            refused = self._refused.get(shelf.name, {})
+            changed = sorted(
+                path
+                for path in listed.keys() | indexed.keys()
+                if listed.get(path) != indexed.get(path)
+                and (path not in refused or refused[path] != listed.get(path))
+            )
+            if not changed:
+                return None
+            report = run.report = self.indexer.refresh(shelf.name, changed, listed=listed)
+            self._refused[shelf.name] = {
+                error.path: listed[error.path] for error in report.errors if error.path in listed
+            }
+        followed(shelf.name, report)
         return report
 
     def poll_all(self) -> None:
@@ -95,6 +96,6 @@ class BucketPoller(Follower):
                     self._failing.discard(shelf.name)
                     log.info("shelf %s: %s can be listed again", shelf.name, shelf.location)
 
-    def _run(self) -> None:
-        while not self._stop.wait(self.interval_s):
-            self.poll_all()
+    def start(self) -> None:
+        if self.shelves:  # else nothing to list
+            super().start()

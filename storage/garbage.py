@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import itertools
 import logging
-import threading
 import time
 from collections.abc import Iterable
 
@@ -26,6 +25,7 @@ from sqlalchemy import select
 
 from docshelf.storage.database import Database
 from docshelf.storage.models import Representation
+from docshelf.storage.periodic import Periodic
 from docshelf.storage.store import Store
 
 log = logging.getLogger(__name__)
@@ -63,37 +63,25 @@ def sweep_orphans(database: Database, store: Store, *, grace_s: float) -> int:
     return swept
 
 
-class OrphanSweeper:
-    """The indexing process's sweep: once at start, then every ``interval_s``."""
+class OrphanSweeper(Periodic):
+    """The indexing process's sweep: once at start, then every ``interval_s`` (a store or
+    database hiccup: the next sweep tries again)."""
 
     def __init__(
         self, database: Database, store: Store, *, grace_s: float, interval_s: float
     ) -> None:
+        super().__init__(
+            "docshelf-sweep",
+            interval_s,
+            self.sweep,
+            failure="sweeping the store for objects no row names failed",
+            at_start=True,
+        )
         self.database = database
         self.store = store
         self.grace_s = grace_s
-        self.interval_s = interval_s
-        self._stop = threading.Event()
-        self._thread: threading.Thread | None = None
 
-    def start(self) -> None:
-        self._thread = threading.Thread(target=self._run, name="docshelf-sweep", daemon=True)
-        self._thread.start()
-
-    def _run(self) -> None:
-        while not self._stop.is_set():
-            try:
-                swept = sweep_orphans(self.database, self.store, grace_s=self.grace_s)
-            except Exception:  # a store or database hiccup: the next sweep tries again
-                log.exception("sweeping the store for objects no row names failed")
-            else:
-                if swept:
-                    log.info(
-                        "swept %d stored objects no row names (%s)", swept, self.store.location
-                    )
-            self._stop.wait(self.interval_s)
-
-    def stop(self) -> None:
-        self._stop.set()
-        if self._thread is not None:
-            self._thread.join(timeout=5)
+    def sweep(self) -> None:
+        swept = sweep_orphans(self.database, self.store, grace_s=self.grace_s)
+        if swept:
+            log.info("swept %d stored objects no row names (%s)", swept, self.store.location)

@@ -39,6 +39,7 @@ from sqlalchemy.orm import InstrumentedAttribute
 
 from docshelf.storage.database import Database
 from docshelf.storage.models import Document
+from docshelf.storage.periodic import Periodic
 from docshelf.storage.queues import Conditions
 
 log = logging.getLogger(__name__)
@@ -61,8 +62,12 @@ class Leases:
         self._database_clock = database.engine.dialect.name == "postgresql"
         self._held: set[int] = set()
         self._lock = threading.Lock()
-        self._closing = threading.Event()
-        self._thread: threading.Thread | None = None
+        self._heartbeat = Periodic(
+            "docshelf-leases",
+            lease_s / BEATS_PER_LEASE,
+            self.renew,  # a database hiccup: the next beat tries again
+            failure=f"the conversion leases of {holder} could not be renewed",
+        )
 
     # -- the clock ------------------------------------------------------------------------
 
@@ -118,7 +123,7 @@ class Leases:
             if taken:
                 with self._lock:
                     self._held.update(taken)
-                self._start()
+                self._heartbeat.start()
                 return taken
         return []
 
@@ -169,29 +174,10 @@ class Leases:
         with self._lock:
             self._held.difference_update(ids)
 
-    # -- the heartbeat --------------------------------------------------------------------
-
-    def _start(self) -> None:
-        with self._lock:
-            if self._thread is not None or self._closing.is_set():
-                return
-            self._thread = threading.Thread(target=self._beat, name="docshelf-leases", daemon=True)
-            self._thread.start()
-
-    def _beat(self) -> None:
-        while not self._closing.wait(self.lease_s / BEATS_PER_LEASE):
-            try:
-                self.renew()
-            except Exception:  # a database hiccup: the next beat tries again
-                log.exception("the conversion leases of %s could not be renewed", self.holder)
-
     def close(self) -> None:
         """Stop renewing, and hand back every lease still held so another process takes
         those documents now rather than once the leases run out."""
-        self._closing.set()
-        if self._thread is not None:
-            self._thread.join(timeout=5)
-            self._thread = None
+        self._heartbeat.stop()
         ids = self.held()
         if not ids:
             return

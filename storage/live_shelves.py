@@ -19,8 +19,7 @@ from __future__ import annotations
 
 import logging
 import threading
-import time
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -29,8 +28,9 @@ from sqlalchemy import select
 from docshelf.storage.builder import FormatBuilder
 from docshelf.storage.database import Database
 from docshelf.storage.events import ChangeSet, EventBus
-from docshelf.storage.indexer import Indexer, IndexReport
+from docshelf.storage.indexer import Indexer
 from docshelf.storage.models import Document
+from docshelf.storage.passes import ReportObserver, timed_pass
 from docshelf.storage.shelves import IgnoreRules, Shelf, ShelfSet
 from docshelf.storage.watcher import ShelfWatcher
 
@@ -66,7 +66,7 @@ class LiveShelves:
         *,
         ignore: IgnoreRules,
         watch: bool,
-        observer: Callable[[IndexReport, float], None] | None = None,
+        observer: ReportObserver | None = None,
     ) -> None:
         self.shelves = shelves
         self.database = database
@@ -131,11 +131,8 @@ class LiveShelves:
             self.watcher.follow(shelf)  # before the pass: nothing changed during it is missed
         if known:  # what an earlier session catalogued is listed again at once
             self.bus.deliver(ChangeSet(added=known))
-        started = time.perf_counter()
-        report = self.indexer.reconcile([shelf.name])
-        elapsed = time.perf_counter() - started
-        if self.observer is not None:
-            self.observer(report, elapsed)
+        with timed_pass(self.observer) as run:
+            report = run.report = self.indexer.reconcile([shelf.name])
         log.info(
             "shelf %s (%s) served: %d files (%d added, %d changed, %d removed) in %.2f s",
             shelf.name,
@@ -144,6 +141,6 @@ class LiveShelves:
             report.added,
             report.changed,
             report.removed,
-            elapsed,
+            run.seconds,
         )
         return bool(known or report.changes.list_changed)

@@ -254,8 +254,9 @@ class Shelf:
     def location(self) -> str:
         return str(self.root)
 
-    def check(self) -> None:
-        _check_folder(self, self.location)
+    def check(self, given: str | None = None) -> None:  # given: the root as configured
+        if problem := folder_problem(self.root):
+            raise ValueError(f"shelf {self.name!r}: {given or self.location} {problem}")
 
     def _parts(self, relative_path: str) -> list[str]:
         parts = relative_path.split("/")
@@ -566,14 +567,13 @@ def shelf_at(name: str, location: str, ignore: IgnoreRules | None = None) -> Any
 
 
 def make_shelves(specs: Sequence[tuple[str, str]], ignore: IgnoreRules) -> list[AnyShelf]:
-    """Shelves from (name, folder or s3:// URL) pairs, refusing duplicate names, missing
-    folders and folders this process cannot list (the walk would skip them: an empty
-    shelf, silently), and buckets it cannot reach or list (:meth:`BucketShelf.check`)."""
+    """Shelves from (name, folder or s3:// URL) pairs, refusing duplicate names and folders or
+    buckets this process cannot list (:func:`folder_problem`, :meth:`BucketShelf.check`)."""
     shelves: list[AnyShelf] = []
     for name, location in specs:
         shelf = shelf_at(name, location, ignore)
         if isinstance(shelf, Shelf):
-            _check_folder(shelf, location)  # its message names the folder as it was given
+            shelf.check(location)  # its message names the folder as it was given
         else:
             shelf.check()
         if any(s.name == name for s in shelves):
@@ -582,18 +582,19 @@ def make_shelves(specs: Sequence[tuple[str, str]], ignore: IgnoreRules) -> list[
     return shelves
 
 
-def _check_folder(shelf: Shelf, folder: str) -> None:
-    name = shelf.name
-    if not shelf.root.exists():
-        raise ValueError(f"shelf {name!r}: {folder} does not exist")
-    if not shelf.root.is_dir():
-        raise ValueError(f"shelf {name!r}: {folder} is not a folder")
+def folder_problem(folder: Path) -> str | None:
+    """Why ``folder`` cannot be a shelf (one it cannot list would walk as empty), or None."""
     try:
-        with os.scandir(shelf.root):
-            pass
+        if not folder.exists():
+            return "does not exist"
+        if not folder.is_dir():
+            return "is not a folder (docshelf serves folders, not files)"
+        with os.scandir(folder):
+            return None
     except PermissionError:
-        raise ValueError(
-            f"shelf {name!r}: {folder} cannot be read by {this_process()}; make the "
-            "shelf readable and its folders traversable for it (chmod -R o+rX FOLDER, "
-            "or a group it is in)"
-        ) from None
+        return (
+            f"cannot be read by {this_process()}; make the shelf readable and its folders "
+            "traversable for it (chmod -R o+rX FOLDER, or a group it is in)"
+        )
+    except (OSError, ValueError) as exc:  # a name the file system refuses, a loop, …
+        return f"cannot be opened ({getattr(exc, 'strerror', None) or exc})"

@@ -11,11 +11,9 @@ ignore file, which ``refresh`` turns into a new walk of the folder that file gov
 
 from __future__ import annotations
 
-import abc
 import logging
 import threading
-import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -23,37 +21,10 @@ if TYPE_CHECKING:
     import watchfiles
 
 from docshelf.storage.indexer import Indexer, IndexReport
+from docshelf.storage.passes import ReportObserver, timed_pass
 from docshelf.storage.shelves import AnyShelf, Shelf, ShelfSet
 
 log = logging.getLogger(__name__)
-
-
-class Follower(abc.ABC):
-    """A daemon thread that follows some shelves until stopped: the watcher (folders)
-    and the bucket listing (storage.bucket_poll)."""
-
-    thread_name = "docshelf-follow"
-
-    def __init__(self, shelves: Sequence[AnyShelf]) -> None:
-        self.shelves = list(shelves)
-        self._stop = threading.Event()
-        self._thread: threading.Thread | None = None
-
-    @abc.abstractmethod
-    def _run(self) -> None:
-        """Follow until ``_stop`` is set."""
-
-    def start(self) -> None:
-        if not self.shelves or self._thread is not None:
-            return  # none of this kind: nothing to follow
-        self._thread = threading.Thread(target=self._run, name=self.thread_name, daemon=True)
-        self._thread.start()
-
-    def stop(self) -> None:
-        self._stop.set()
-        if self._thread is not None:
-            self._thread.join(timeout=10)
-            self._thread = None
 
 
 class ShelfWatcher:
@@ -69,7 +40,7 @@ class ShelfWatcher:
         *,
         debounce_ms: int = 200,
         ignore_under: Sequence[Path] = (),
-        observer: Callable[[IndexReport, float], None] | None = None,
+        observer: ReportObserver | None = None,
     ) -> None:
         self.shelves = ShelfSet.of(shelves)
         self.indexer = indexer
@@ -133,28 +104,20 @@ class ShelfWatcher:
         paths = {r for _change, raw in changes if (r := self._relative(shelf, raw)) is not None}
         if not paths or self.shelves.get(shelf.name) is not shelf:
             return  # nothing of ours, or the shelf was removed while the batch waited
-        started = time.perf_counter()
         try:
-            paths = set(shelf.following(paths))  # the ignore files' verdict, read once
-            if not paths:
-                return  # only ignored paths changed: no event
-            report = self.indexer.refresh(shelf.name, sorted(paths))
+            with timed_pass(self.observer) as run:
+                paths = set(shelf.following(paths))  # the ignore files' verdict, read once
+                if not paths:
+                    return  # only ignored paths changed: no event
+                report = run.report = self.indexer.refresh(shelf.name, sorted(paths))
         except Exception:  # one bad batch must not stop the watcher
             log.exception("refreshing %d paths on shelf %s failed", len(paths), shelf.name)
             return
-        followed(shelf.name, report, started, self.observer)
+        followed(shelf.name, report)
 
 
-def followed(
-    shelf_name: str,
-    report: IndexReport,
-    started: float,
-    observer: Callable[[IndexReport, float], None] | None,
-) -> None:
-    """What one refresh a follower made did: to the metrics ``observer`` (with the time
-    since ``started``, a ``perf_counter``), and in one log line."""
-    if observer is not None:
-        observer(report, time.perf_counter() - started)
+def followed(shelf_name: str, report: IndexReport) -> None:
+    """What one refresh a follower made did, in one log line."""
     log.info(
         "shelf %s: %d added, %d changed, %d removed",
         shelf_name,
@@ -164,15 +127,26 @@ def followed(
     )
 
 
-class _FolderWatch(Follower):
-    """The thread that watches one folder shelf (watchfiles: inotify on Linux)."""
-
-    thread_name = "docshelf-watch"
+class _FolderWatch:
+    """The thread that watches one folder shelf (watchfiles: inotify on Linux) until
+    ``_stop`` is set."""
 
     def __init__(self, watcher: ShelfWatcher, shelf: Shelf) -> None:
-        super().__init__([shelf])
         self.watcher = watcher
         self.shelf = shelf
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    def start(self) -> None:
+        if self._thread is None:
+            self._thread = threading.Thread(target=self._run, name="docshelf-watch", daemon=True)
+            self._thread.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout=10)
+            self._thread = None
 
     def _run(self) -> None:
         import watchfiles  # ~0.15 s to import: paid by the watcher thread, not at start-up

@@ -26,7 +26,7 @@ from docshelf.app.cli import build_parser
 from tests.support.markdown import PAGES, anchors, fenced_blocks, prose
 from tests.support.paths import REPO
 from tests.support.servers import child_env, serve
-from tests.support.settings import SETTING_VARIABLES
+from tests.support.settings import SETTING_FLAGS, SETTING_VARIABLES
 
 README = REPO / "README.md"
 SHELL = {"sh", "bash", "shell", "console"}
@@ -179,6 +179,18 @@ def test_every_setting_is_in_the_settings_table() -> None:
         name for name in SETTING_VARIABLES - UNDOCUMENTED_SETTINGS if f"`{name}`" not in table
     }
     assert not missing, f"docs/configuration.md does not document {sorted(missing)}"
+
+
+def test_each_setting_row_names_the_flag_the_setting_declares() -> None:
+    """A setting's flag comes from its field (app.settings.Flag): its row in the table
+    (the one that names its variable first) names that flag."""
+    rows = (REPO / "docs" / "configuration.md").read_text().splitlines()
+    wrong = []
+    for variable, flag in sorted(SETTING_FLAGS):
+        row = next(r for r in rows if r.startswith("|") and f"`{variable}`" in r)
+        if f"`{flag}" not in row.split("|")[1]:
+            wrong.append(f"{variable}: {flag}")
+    assert not wrong, f"docs/configuration.md's settings table lacks these flags: {wrong}"
 
 
 # --- the README's first screen ------------------------------------------------------------

@@ -328,7 +328,10 @@ def test_roots_list_follows_initialized_bad_roots_and_errors_are_logged_and_skip
                         "file://fileserver/share/docs",
                         "it names the host 'fileserver': only local folders",
                     ),
-                    (locked.as_uri(), f"uid {os.getuid()} cannot read it"),
+                    (
+                        locked.as_uri(),
+                        f"it cannot be read by uid {os.getuid()}; make the shelf readable",
+                    ),
                 )
             ),
             *(f"the client sent a response with id {s}, which no request of ours" for s in strays),

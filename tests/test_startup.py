@@ -300,7 +300,9 @@ def test_a_missing_shelf_folder_says_it_does_not_exist(tmp_path: Path) -> None:
     file = tmp_path / "notes.txt"
     file.write_text("a file")
     done = run_docshelf("index", "--shelf", f"notes={file}", "--data-dir", str(tmp_path / "d"))
-    assert one_line(done, CONFIGURATION) == f"docshelf: shelf 'notes': {file} is not a folder"
+    assert one_line(done, CONFIGURATION) == (
+        f"docshelf: shelf 'notes': {file} is not a folder (docshelf serves folders, not files)"
+    )
 
 
 # -- quiet by default (item 13) ---------------------------------------------------------------

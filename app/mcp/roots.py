@@ -39,7 +39,7 @@ from docshelf.app.mcp.notifications import LIST_CHANGED
 from docshelf.app.mcp.outbound import ClientError, ClientRequests, NoAnswer
 from docshelf.app.mcp.sessions import LegacySession, Peer
 from docshelf.storage.live_shelves import LiveShelves
-from docshelf.storage.shelves import this_process
+from docshelf.storage.shelves import folder_problem
 from docshelf.storage.uris import is_valid_shelf_name, shelf_name_for
 
 log = logging.getLogger(__name__)
@@ -67,7 +67,7 @@ def folder_of(uri: object) -> Path:
     Root "uri": "This *must* start with file:// for now" (2025-11-25 schema, Root).
     ``file:///home/me/x`` and ``file://localhost/home/me/x`` name ``/home/me/x``;
     percent-escapes are decoded (RFC 8089). Whether the folder exists and can be read is
-    :func:`problem_with`'s to say.
+    :func:`storage.shelves.folder_problem`'s to say.
     """
     if not isinstance(uri, str):
         raise RootRefused(f"its uri is {type(uri).__name__}, not a string")
@@ -87,22 +87,6 @@ def folder_of(uri: object) -> Path:
     if "\x00" in path or not Path(path).is_absolute():
         raise RootRefused("its path is not an absolute path")
     return Path(os.path.normpath(path))
-
-
-def problem_with(folder: Path) -> str | None:
-    """Why ``folder`` cannot be a shelf (missing, not a folder, unreadable), or None."""
-    try:
-        if not folder.exists():
-            return "it does not exist"
-        if not folder.is_dir():
-            return "it is not a folder (docshelf serves folders, not files)"
-        with os.scandir(folder):
-            pass
-    except PermissionError:
-        return f"{this_process()} cannot read it"
-    except (OSError, ValueError) as exc:  # a name the file system refuses, a loop, …
-        return f"it cannot be opened ({getattr(exc, 'strerror', None) or exc})"
-    return None
 
 
 def _hashed(base: str, folder: Path, length: int) -> str:
@@ -155,9 +139,8 @@ def _servable(root: object) -> Path:
     if not isinstance(root, dict):
         raise RootRefused("it is not a Root object")
     folder = folder_of(root.get("uri"))
-    problem = problem_with(folder)
-    if problem is not None:
-        raise RootRefused(problem)
+    if (problem := folder_problem(folder)) is not None:
+        raise RootRefused(f"it {problem}")
     try:
         return folder.resolve()
     except (OSError, RuntimeError) as exc:  # a symlink loop met while resolving

@@ -28,7 +28,7 @@ written and read), :mod:`.owners` (which process a row belongs to), :mod:`.runne
 from docshelf.storage.jobs.history import JobCounts, JobHistory, JobProgress, JobRecord
 from docshelf.storage.jobs.owners import owner_is_gone, process_owner
 from docshelf.storage.jobs.requests import JobRequest, Submission, UnknownShelf, normalize_path
-from docshelf.storage.jobs.runner import JobRunner, LiveProgress, ReportObserver
+from docshelf.storage.jobs.runner import JobRunner, LiveProgress
 
 __all__ = [
     "JobCounts",
@@ -38,7 +38,6 @@ __all__ = [
     "JobRequest",
     "JobRunner",
     "LiveProgress",
-    "ReportObserver",
     "Submission",
     "UnknownShelf",
     "normalize_path",

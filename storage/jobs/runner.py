@@ -13,11 +13,9 @@ from docshelf.storage.indexer import Indexer, IndexReport
 from docshelf.storage.jobs.history import JobHistory, JobRecord
 from docshelf.storage.jobs.owners import process_owner
 from docshelf.storage.jobs.requests import JobRequest, Submission
+from docshelf.storage.passes import ReportObserver, timed_pass
 
 log = logging.getLogger(__name__)
-
-ReportObserver = Callable[[IndexReport, float], None]
-"""Told about every finished pass (its report and wall-clock seconds), e.g. to update metrics."""
 
 
 class _Stopping(Exception):
@@ -195,39 +193,33 @@ class JobRunner:
                     self._cond.notify_all()
 
     def _execute(self, job_id: int, request: JobRequest) -> None:
-        started = time.perf_counter()
         progress = _JobProgress(
             lambda done, total: self.history.advance(job_id, done, total), self._stopping
         )
         self._progress = (job_id, progress)
-        try:
-            report = self._index(request, progress)
-        except _Stopping:
-            stopped = "the server shut down while this job ran; run it again"
-            self.history.interrupt([job_id], stopped)
-            return
-        except Exception as exc:
-            log.exception("reindex job %d failed", job_id)
-            self.history.fail(job_id, f"{type(exc).__name__}: {exc}")
-            return
-        elapsed = time.perf_counter() - started
+        with timed_pass(self.observer) as run:
+            try:
+                report = run.report = self._index(request, progress)
+            except _Stopping:
+                stopped = "the server shut down while this job ran; run it again"
+                self.history.interrupt([job_id], stopped)
+                return
+            except Exception as exc:
+                log.exception("reindex job %d failed", job_id)
+                self.history.fail(job_id, f"{type(exc).__name__}: {exc}")
+                return
         self._last_report = (job_id, report)
         self.history.succeed(job_id, report)
         log.info(
             "reindex job %d done in %.1fs: %d files (%d added, %d changed, %d removed, %d failed)",
             job_id,
-            elapsed,
+            run.seconds,
             report.seen,
             report.added,
             report.changed,
             report.removed,
             report.failed,
         )
-        if self.observer is not None:
-            try:
-                self.observer(report, elapsed)
-            except Exception:  # an observer must never turn a finished job into a failure
-                log.exception("index report observer failed")
 
     def _index(self, request: JobRequest, progress: _JobProgress) -> IndexReport:
         report = IndexReport()
